@@ -1,0 +1,197 @@
+"""Atomic sound bank (DESIGN §3): labelled recordings made into trimmed, mono, level-normalised sounds.
+
+Every selected recording is checked before anything is planned or rendered; bad ones are reported by
+file, or skipped and recorded with `skip_bad=True`.
+"""
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import soxr
+from tqdm.auto import tqdm
+
+from .phrases import CONTINUOUS_LABELS, phrase_for
+from .sources import Recording, open_source
+
+log = logging.getLogger(__name__)
+
+FRAME_SECONDS = 0.01
+TRIM_DB = -40.0            # frames quieter than this (relative to the loudest) are inactive
+SILENT_PEAK = 1e-4
+MIN_ACTIVE_SECONDS = 0.25
+TARGET_RMS_DB = -20.0
+PEAK_CEILING = 0.3         # three events at this peak sum below full scale: no clip ever clips
+UNKNOWN_LABELS = {"", "nan", "none", "null", "unknown"}
+
+
+class BadSourcesError(ValueError):
+    """Raised with every bad recording at once, before any rendering."""
+
+    def __init__(self, bad: list[tuple[str, str]]):
+        self.bad = bad
+        lines = "\n".join(f"  {origin}: {reason}" for origin, reason in bad)
+        super().__init__(f"{len(bad)} bad source recording(s):\n{lines}\n"
+                         "Fix or remove them, or pass --skip-bad-sources to leave them out (the card records them).")
+
+
+@dataclass(frozen=True)
+class AtomicSound:
+    source_id: str
+    label: str
+    phrase: str
+    kind: str                  # "continuous" or "discrete"
+    origin: str
+    license: str
+    samples: np.ndarray = field(repr=False, compare=False)
+    sample_rate: int = 44100
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / self.sample_rate
+
+    def row(self) -> dict:
+        return {"source_id": self.source_id, "label": self.label, "phrase": self.phrase, "kind": self.kind,
+                "origin": self.origin, "license": self.license, "duration": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True)
+class SoundBank:
+    sounds: tuple[AtomicSound, ...]
+    sample_rate: int
+    skipped: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "_by_id", {s.source_id: s for s in self.sounds})
+
+    def __getitem__(self, source_id: str) -> AtomicSound:
+        return self._by_id[source_id]
+
+    def by_label(self) -> dict[str, list[AtomicSound]]:
+        groups: dict[str, list[AtomicSound]] = defaultdict(list)
+        for sound in self.sounds:
+            groups[sound.label].append(sound)
+        return dict(groups)
+
+
+class BadAudio(ValueError):
+    pass
+
+
+def _frame_rms(samples: np.ndarray, frame: int) -> np.ndarray:
+    usable = len(samples) // frame * frame
+    frames = samples[:usable].reshape(-1, frame) if usable else samples[None, :]
+    return np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
+
+
+def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=None) -> tuple[np.ndarray, np.ndarray]:
+    """Mono, cropped, resampled and trimmed to the active region; returns (samples, frame RMS)."""
+    samples = np.asarray(samples, dtype=np.float32)
+    if samples.size == 0:
+        raise BadAudio("empty")
+    if not np.all(np.isfinite(samples)):
+        raise BadAudio("contains NaN or inf samples")
+    if samples.ndim == 2:
+        samples = samples.mean(axis=1)
+    if start is not None or end is not None:
+        samples = samples[int((start or 0) * rate): None if end is None else int(end * rate)]
+    if samples.size == 0 or np.abs(samples).max() < SILENT_PEAK:
+        raise BadAudio("silent" if samples.size else "empty after cropping to start/end")
+    if rate != sample_rate:
+        samples = soxr.resample(samples, rate, sample_rate, quality="HQ").astype(np.float32)
+    frame = max(1, int(FRAME_SECONDS * sample_rate))
+    rms = _frame_rms(samples, frame)
+    active = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
+    samples, rms = samples[active[0] * frame:(active[-1] + 1) * frame], rms[active[0]:active[-1] + 1]
+    if len(samples) < MIN_ACTIVE_SECONDS * sample_rate:
+        raise BadAudio(f"active region only {len(samples) / sample_rate:.2f} s (< {MIN_ACTIVE_SECONDS} s)")
+    return samples, rms
+
+
+def decide_kind(label: str, rms: np.ndarray, seconds: float, given: str | None) -> str:
+    """Continuous sounds (rain, engines) can be cropped or looped; a steady envelope over >= 2.5 s marks one."""
+    if given:
+        return given
+    if label in CONTINUOUS_LABELS:
+        return "continuous"
+    steady = np.mean(rms >= rms.max() * 10 ** (-20 / 20))
+    return "continuous" if seconds >= 2.5 and steady >= 0.8 else "discrete"
+
+
+def normalise(samples: np.ndarray) -> np.ndarray:
+    rms = float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
+    gain = min(10 ** (TARGET_RMS_DB / 20) / rms, PEAK_CEILING / float(np.abs(samples).max()))
+    return (samples * gain).astype(np.float32)
+
+
+def fade(samples: np.ndarray, rate: int, seconds: float = 0.01) -> np.ndarray:
+    """Short linear fades so that cuts never click."""
+    n = min(int(seconds * rate), len(samples) // 2)
+    if n:
+        ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
+        samples = samples.copy()
+        samples[:n] *= ramp
+        samples[-n:] *= ramp[::-1]
+    return samples
+
+
+def make_atomic(recording: Recording, sample_rate: int, max_discrete_seconds: float) -> AtomicSound:
+    if recording.label.strip().lower() in UNKNOWN_LABELS:
+        raise BadAudio(f"unknown label {recording.label!r}")
+    try:
+        raw, rate = recording.load()
+    except Exception as error:  # soundfile, datasets and codecs raise many types for an unreadable file
+        raise BadAudio(f"unreadable: {error}") from error
+    samples, rms = prepare(raw, rate, sample_rate, recording.start, recording.end)
+    kind = decide_kind(recording.label, rms, len(samples) / sample_rate, recording.kind)
+    if kind == "discrete":
+        samples = samples[: int(max_discrete_seconds * sample_rate)]
+    return AtomicSound(
+        source_id=recording.recording_id, label=recording.label, phrase=phrase_for(recording.label, recording.phrase),
+        kind=kind, origin=recording.origin, license=recording.license,
+        samples=fade(normalise(samples), sample_rate), sample_rate=sample_rate,
+    )
+
+
+def _balanced_queues(recordings: list[Recording], seed: int) -> dict[str, list[Recording]]:
+    queues: dict[str, list[Recording]] = defaultdict(list)
+    for recording in sorted(recordings, key=lambda r: r.recording_id):
+        queues[recording.label].append(recording)
+    rng = np.random.default_rng(seed)
+    return {label: [queue[i] for i in rng.permutation(len(queue))] for label, queue in sorted(queues.items())}
+
+
+def build_bank(source: str | list[Recording], split: str = "test", count: int = 200, sample_rate: int = 44100,
+               seed: int = 0, skip_bad: bool = False, max_discrete_seconds: float = 3.0,
+               progress: bool = True) -> SoundBank:
+    """Select `count` recordings of `split`, balanced over classes, and make them atomic sounds."""
+    recordings = open_source(source) if isinstance(source, str) else source
+    in_split = [r for r in recordings if r.split_of() == split]
+    if not in_split:
+        raise ValueError(f"the source has no recordings for split {split!r} "
+                         f"({len(recordings)} recordings in other splits)")
+    if len(in_split) < count:
+        log.warning("only %d recordings are available for split %r; using all of them instead of %d",
+                    len(in_split), split, count)
+        count = len(in_split)
+    queues = _balanced_queues(in_split, seed)
+    sounds: list[AtomicSound] = []
+    bad: list[tuple[str, str]] = []
+    with tqdm(total=count, desc="atomic sounds", unit="sound", disable=not progress) as bar:
+        while len(sounds) < count and any(queues.values()):
+            for label in list(queues):
+                if len(sounds) >= count or not queues[label]:
+                    continue
+                recording = queues[label].pop(0)
+                try:
+                    sounds.append(make_atomic(recording, sample_rate, max_discrete_seconds))
+                    bar.update()
+                except BadAudio as error:
+                    bad.append((recording.origin, str(error)))  # the class's next recording stands in
+    if bad and not skip_bad:
+        raise BadSourcesError(bad)
+    for origin, reason in bad:
+        log.warning("skipped bad source %s: %s", origin, reason)
+    return SoundBank(tuple(sorted(sounds, key=lambda s: s.source_id)), sample_rate, tuple(bad))

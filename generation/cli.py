@@ -1,0 +1,145 @@
+"""The `reasonaudio` command."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+from pathlib import Path
+
+from .sources import HELP as SOURCES_HELP
+
+EXAMPLES = """examples:
+  reasonaudio generate --out demo --queries-per-task 20            # small demo from the built-in bank
+  reasonaudio generate --source esc50:/data/ESC-50 --out reasonaudio --workers 8
+  reasonaudio generate --source esc50:/data/ESC-50 --out part3 --num-shards 10 --shard-index 3
+  reasonaudio merge reasonaudio part0 part1 ... part9
+  reasonaudio validate reasonaudio
+"""
+
+
+def _generate_parser(sub) -> None:
+    from .pipeline import GenerateConfig
+    from .tasks import TASKS
+
+    d = GenerateConfig()
+    p = sub.add_parser("generate", formatter_class=argparse.RawDescriptionHelpFormatter,
+                       help="synthesize a ReasonAudio split (plan, check, render, write, card)",
+                       description="Synthesize one split: atomic sounds from --source, five task planners, every "
+                                   "candidate verified by the relevance function, clips rendered to FLAC, written as "
+                                   "Parquet with a dataset card. Re-running the same command resumes; the output is "
+                                   "identical for any --workers.",
+                       epilog=f"sources (--source KIND:LOCATION[?option=value&...]):\n{SOURCES_HELP}")
+    p.add_argument("--source", default=d.source, help="where the atomic sounds come from (default: %(default)s)")
+    p.add_argument("--out", required=True, help="output folder (one folder can hold several splits)")
+    p.add_argument("--split", default=d.split, choices=("train", "validation", "test"),
+                   help="which split; each draws on disjoint recordings (default: %(default)s)")
+    p.add_argument("--queries-per-task", type=int, default=d.queries_per_task, help="(default: %(default)s)")
+    p.add_argument("--candidates", type=int, default=d.candidates,
+                   help="clips per query: 1 positive + negatives (default: %(default)s)")
+    p.add_argument("--atomic-sounds", type=int, default=d.atomic_sounds,
+                   help="recordings drawn, balanced over classes (default: %(default)s)")
+    p.add_argument("--clip-seconds", type=float, default=d.clip_seconds, help="(default: %(default)s)")
+    p.add_argument("--sample-rate", type=int, default=d.sample_rate, help="(default: %(default)s)")
+    p.add_argument("--seed", type=int, default=d.seed, help="(default: %(default)s)")
+    p.add_argument("--tasks", nargs="+", default=list(d.tasks), choices=list(TASKS), help="(default: all five)")
+    p.add_argument("--workers", type=int, default=d.workers, help="rendering processes (default: %(default)s)")
+    p.add_argument("--num-shards", type=int, default=d.num_shards,
+                   help="split the rendering into this many independent jobs (default: %(default)s)")
+    p.add_argument("--shard-index", type=int, default=d.shard_index, help="which job this is (default: %(default)s)")
+    p.add_argument("--skip-bad-sources", action="store_true",
+                   help="leave out unreadable/empty/silent/NaN/unlabelled recordings (the card lists them)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _run_generate(args) -> int:
+    from .pipeline import GenerateConfig, generate
+
+    config = GenerateConfig(
+        source=args.source, out=args.out, split=args.split, queries_per_task=args.queries_per_task,
+        candidates=args.candidates, atomic_sounds=args.atomic_sounds, clip_seconds=args.clip_seconds,
+        sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), skip_bad_sources=args.skip_bad_sources,
+        workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, progress=not args.quiet)
+    record = generate(config)
+    counts = record["counts"]
+    print(f"\n{args.split}: {counts['queries']} queries, {counts['clips']} clips, {counts['atomic_sounds']} atomic "
+          f"sounds of {counts['classes']} classes -> {args.out}")
+    print(f"{'task':10} {'queries':>7}  example")
+    for task, n in counts["queries_per_task"].items():
+        print(f"{task:10} {n:7d}  {record['examples'][task]['query']}")
+    if record["skipped_sources"]:
+        print(f"skipped {len(record['skipped_sources'])} bad source recording(s); the card lists them")
+    if not record["complete"]:
+        print(f"job {args.shard_index} of {args.num_shards} done; when all are, run: reasonaudio merge {args.out} ...")
+    return 0
+
+
+def _run_merge(args) -> int:
+    from .pipeline import RECORDS, finalize
+    from .writer import read_stamp
+
+    out = Path(args.out)
+    for part in map(Path, args.parts):
+        for plan_file in (part / RECORDS).glob("*.plan.json"):
+            record = json.loads(plan_file.read_text())
+            mine = out / RECORDS / plan_file.name
+            if mine.is_file() and json.loads(mine.read_text())["fingerprint"] != record["fingerprint"]:
+                raise SystemExit(f"{part} was generated with other parameters than {out}; not merging")
+            mine.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(plan_file, mine)
+        for file in part.glob("*/*.parquet"):
+            target = out / file.relative_to(part)
+            if read_stamp(target) is None:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(file, target.with_name(f".{target.name}.partial"))
+                target.with_name(f".{target.name}.partial").replace(target)
+    splits = [p.name.removesuffix(".plan.json") for p in (out / RECORDS).glob("*.plan.json")]
+    if not splits:
+        raise SystemExit(f"nothing to merge: no generated split in {out} or {args.parts}")
+    incomplete = [split for split in splits if not finalize(out, split)]
+    if incomplete:
+        print(f"still missing corpus files for: {incomplete}", file=sys.stderr)
+        return 1
+    print(f"merged {sorted(splits)} into {out}")
+    return 0
+
+
+def _run_validate(args) -> int:
+    from .validate import validate
+
+    problems = validate(args.dir)
+    if problems:
+        print(f"{args.dir}: {len(problems)} problem(s)", file=sys.stderr)
+        for line in problems:
+            print(f"  - {line}", file=sys.stderr)
+        return 1
+    print(f"{args.dir}: valid")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     description="ReasonAudio: a benchmark for reasoning in text-to-audio retrieval.",
+                                     epilog=EXAMPLES)
+    sub = parser.add_subparsers(dest="command", required=True)
+    _generate_parser(sub)
+    merge = sub.add_parser("merge", help="combine the folders of independent generate jobs and write the card")
+    merge.add_argument("out", help="the folder to complete (may itself hold some jobs' files)")
+    merge.add_argument("parts", nargs="*", help="folders written by other jobs")
+    validate = sub.add_parser("validate", help="re-check every invariant of a generated folder; non-zero exit on problems")
+    validate.add_argument("dir")
+    return parser
+
+
+COMMANDS = {"generate": _run_generate, "merge": _run_merge, "validate": _run_validate}
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    try:
+        return COMMANDS[args.command](args)
+    except (ValueError, FileNotFoundError, FileExistsError) as error:
+        print(f"reasonaudio {args.command}: {error}", file=sys.stderr)
+        return 2

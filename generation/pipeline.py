@@ -1,0 +1,250 @@
+"""The generate job: bank -> plan (all of it, checked) -> render the corpus files -> tables -> card.
+
+Planning is cheap and deterministic, so every job (a resumed run, or job I of K on another machine)
+plans the whole split and renders only its own corpus files; a fingerprint of the plan, stamped into
+every file, guarantees that files from different runs are only ever combined when identical.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import multiprocessing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
+
+from .bank import SoundBank, build_bank
+from .relations import judge_corpus
+from .render import encode_flac, render
+from .sources import SPLITS
+from .tasks import TASKS, QueryPlan, check_feasible, plan_group
+from .writer import read_stamp, write_json, write_table
+
+log = logging.getLogger(__name__)
+RECORDS = ".reasonaudio"
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    source: str = "synthetic:"
+    out: str = "reasonaudio-corpus"
+    split: str = "test"
+    queries_per_task: int = 200
+    candidates: int = 10
+    atomic_sounds: int = 200
+    clip_seconds: float = 10.0
+    sample_rate: int = 44100
+    seed: int = 0
+    tasks: tuple[str, ...] = tuple(TASKS)
+    skip_bad_sources: bool = False
+    # how the work is done, not what it makes: left out of the fingerprint
+    workers: int = 1
+    num_shards: int = 1
+    shard_index: int = 0
+    progress: bool = True
+
+    def __post_init__(self):
+        problems = [f"unknown split {self.split!r} (choose from {SPLITS})"] if self.split not in SPLITS else []
+        problems += [f"unknown task {t!r} (choose from {list(TASKS)})" for t in self.tasks if t not in TASKS]
+        for name in ("queries_per_task", "atomic_sounds", "sample_rate", "workers", "num_shards"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if self.candidates < 2:
+            problems.append(f"candidates must be at least 2 (one positive, one negative), got {self.candidates}")
+        if not 0 <= self.shard_index < self.num_shards:
+            problems.append(f"shard-index must be in [0, {self.num_shards}), got {self.shard_index}")
+        if self.clip_seconds < 4:
+            problems.append(f"clip-seconds must be at least 4 (room for three sounds and gaps), got {self.clip_seconds}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def content(self) -> dict:
+        """The parameters that decide the corpus (not how it is computed)."""
+        keep = ("source", "split", "queries_per_task", "candidates", "atomic_sounds", "clip_seconds",
+                "sample_rate", "seed", "tasks", "skip_bad_sources")
+        return {k: v for k, v in asdict(self).items() if k in keep}
+
+
+@dataclass
+class Plan:
+    config: GenerateConfig
+    bank: SoundBank
+    queries: list[QueryPlan]
+    fingerprint: str = ""
+    clips: list = field(default_factory=list)      # (QueryPlan, Candidate) in corpus order
+
+    def __post_init__(self):
+        self.clips = [(q, c) for q in self.queries for c in q.candidates]
+        digest = hashlib.sha256(json.dumps(self.config.content(), sort_keys=True).encode())
+        digest.update(json.dumps([s.row() for s in self.bank.sounds]).encode())
+        for query in self.queries:
+            digest.update(json.dumps(query_row(query)).encode())
+            digest.update(json.dumps([[e.to_dict() for e in c.events] for c in query.candidates]).encode())
+        self.fingerprint = digest.hexdigest()[:16]
+
+    def corpus_files(self) -> list[tuple[str, int, int]]:
+        """(relative path, first clip, end clip) for each corpus file; at most 500 MB even as raw PCM."""
+        raw_bytes = self.config.clip_seconds * self.config.sample_rate * 2
+        per_file = max(AUDIO_ROWS_PER_GROUP, int(0.9 * MAX_SHARD_BYTES / raw_bytes) // AUDIO_ROWS_PER_GROUP * AUDIO_ROWS_PER_GROUP)
+        count = -(-len(self.clips) // per_file)
+        return [(data_file("corpus", self.config.split, i, count), i * per_file, min(len(self.clips), (i + 1) * per_file))
+                for i in range(count)]
+
+
+def plan_split(config: GenerateConfig) -> Plan:
+    bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
+                      config.skip_bad_sources, progress=config.progress)
+    by_label = bank.by_label()
+    for name in config.tasks:
+        check_feasible(TASKS[name], by_label)
+    split_index = SPLITS.index(config.split)
+    queries = []
+    for task_index, name in enumerate(config.tasks):
+        for i in range(config.queries_per_task):
+            rng = np.random.default_rng([config.seed, split_index, task_index, i])
+            queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
+                                      config.candidates, config.clip_seconds))
+    return Plan(config, bank, queries)
+
+
+def caption(events, phrases: dict[str, str]) -> str:
+    parts = [f"{phrases[e.label]} from {e.onset:.1f} to {e.offset:.1f} s" for e in events]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
+    return text[:1].upper() + text[1:] + "."
+
+
+def query_row(query: QueryPlan) -> dict:
+    return {"query_id": query.query_id, "task": query.task, "text": query.text,
+            "constraint": json.dumps({"all": [atom.to_dict() for atom in query.atoms]}),
+            "candidates": [c.clip_id for c in query.candidates], "positive": query.positive}
+
+
+def qrels_rows(plan: Plan) -> list[dict]:
+    """Every relevant (1) or ambiguous (-1) pair of the corpus, decided by `relevant`."""
+    judged = judge_corpus([(q.query_id, q.atoms) for q in plan.queries],
+                          [(c.clip_id, c.events) for _, c in plan.clips])
+    return [{"query_id": q, "clip_id": c, "score": verdict.value} for (q, c), verdict in judged.items()]
+
+
+# Worker side: the bank is handed over once per process, then each task is a list of clips.
+_BANK: SoundBank | None = None
+
+
+def _init_worker(bank: SoundBank) -> None:
+    global _BANK
+    _BANK = bank
+
+
+def _render_rows(job: tuple[list, float]) -> list[bytes]:
+    timelines, clip_seconds = job
+    return [encode_flac(render(events, _BANK, clip_seconds), _BANK.sample_rate) for events in timelines]
+
+
+def _corpus_batches(plan: Plan, first: int, end: int, pool, bar):
+    phrases = {s.label: s.phrase for s in plan.bank.sounds}
+    starts = range(first, end, AUDIO_ROWS_PER_GROUP)
+    jobs = ([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]] for s in starts)
+    results = pool.imap(_render_rows, ((j, plan.config.clip_seconds) for j in jobs)) if pool else \
+        map(_render_rows, ((j, plan.config.clip_seconds) for j in jobs))
+    for start, flacs in zip(starts, results):
+        rows = []
+        for (query, candidate), flac in zip(plan.clips[start:start + len(flacs)], flacs):
+            rows.append({
+                "clip_id": candidate.clip_id, "audio": {"bytes": flac, "path": f"{candidate.clip_id}.flac"},
+                "task": query.task, "query_id": query.query_id, "duration": plan.config.clip_seconds,
+                "events": [e.to_dict() for e in candidate.events], "caption": caption(candidate.events, phrases),
+            })
+        bar.update(len(rows))
+        yield rows
+
+
+def render_corpus(plan: Plan, out: Path) -> list[str]:
+    """Render this job's corpus files that are not already complete; returns the files it wrote."""
+    config, stamp = plan.config, {"fingerprint": plan.fingerprint, "split": plan.config.split}
+    todo = []
+    for index, (relative, first, end) in enumerate(plan.corpus_files()):
+        if index % config.num_shards != config.shard_index:
+            continue
+        found = read_stamp(out / relative)
+        if found is not None and found.get("fingerprint") == plan.fingerprint:
+            continue
+        if found is not None:
+            raise FileExistsError(f"{out / relative} belongs to a different corpus (fingerprint {found.get('fingerprint')},"
+                                  f" this run {plan.fingerprint}); choose another --out or remove it")
+        todo.append((relative, first, end))
+    total = sum(end - first for _, first, end in todo)
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    pool = context.Pool(config.workers, _init_worker, (plan.bank,)) if config.workers > 1 and todo else None
+    if pool is None:
+        _init_worker(plan.bank)
+    try:
+        with tqdm(total=total, desc=f"rendering {config.split}", unit="clip", disable=not config.progress) as bar:
+            for relative, first, end in todo:
+                write_table(out / relative, "corpus", _corpus_batches(plan, first, end, pool, bar), stamp,
+                            row_group_size=AUDIO_ROWS_PER_GROUP)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return [relative for relative, _, _ in todo]
+
+
+def write_tables(plan: Plan, out: Path) -> None:
+    stamp, split = {"fingerprint": plan.fingerprint, "split": plan.config.split}, plan.config.split
+    write_table(out / data_file("queries", split), "queries", [query_row(q) for q in plan.queries], stamp)
+    write_table(out / data_file("qrels", split), "qrels", qrels_rows(plan), stamp)
+    write_table(out / data_file("sources", split), "sources", [s.row() for s in plan.bank.sounds], stamp)
+
+
+def split_record(plan: Plan) -> dict:
+    """What the card and `validate` need to know of a finished split."""
+    examples = {}
+    for query in plan.queries:
+        if query.task not in examples:
+            positive = next(c for c in query.candidates if c.clip_id == query.positive)
+            examples[query.task] = {"query": query.text, "positive_caption": caption(
+                positive.events, {s.label: s.phrase for s in plan.bank.sounds})}
+    return {
+        "fingerprint": plan.fingerprint, "parameters": plan.config.content(),
+        "corpus_files": [relative for relative, _, _ in plan.corpus_files()],
+        "counts": {"queries": len(plan.queries), "clips": len(plan.clips), "atomic_sounds": len(plan.bank.sounds),
+                   "classes": len(plan.bank.by_label()),
+                   "queries_per_task": {t: sum(q.task == t for q in plan.queries) for t in plan.config.tasks}},
+        "licenses": sorted({s.license for s in plan.bank.sounds}),
+        "skipped_sources": [{"origin": o, "reason": r} for o, r in plan.bank.skipped],
+        "examples": examples,
+    }
+
+
+def finalize(out: Path, split: str) -> bool:
+    """Record the split and (re)write the card once every corpus file is there; False if some are missing."""
+    record = json.loads((out / RECORDS / f"{split}.plan.json").read_text())
+    missing = [f for f in record["corpus_files"] if (read_stamp(out / f) or {}).get("fingerprint") != record["fingerprint"]]
+    if missing:
+        log.info("%d corpus file(s) of split %s are not rendered yet: %s", len(missing), split, missing[:3])
+        return False
+    from reasonaudio_dataset.card import write_card
+
+    write_json(out / RECORDS / f"{split}.json", record)
+    write_card(out)
+    return True
+
+
+def generate(config: GenerateConfig) -> dict:
+    out = Path(config.out)
+    plan = plan_split(config)
+    record = split_record(plan)
+    found = read_stamp(out / data_file("queries", config.split))
+    if found is not None and found.get("fingerprint") != plan.fingerprint:
+        raise FileExistsError(f"{out} already holds a different {config.split} split (fingerprint "
+                              f"{found.get('fingerprint')}, this run {plan.fingerprint}); choose another --out")
+    write_tables(plan, out)
+    write_json(out / RECORDS / f"{config.split}.plan.json", record)
+    render_corpus(plan, out)
+    record["complete"] = finalize(out, config.split)
+    return record

@@ -1,0 +1,42 @@
+"""Renderer: an event timeline and the sound bank make one clip; FLAC bytes out."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import soundfile
+
+from .bank import fade
+from .relations import Event
+
+LOOP_CROSSFADE_SECONDS = 0.05
+
+
+def fit(samples: np.ndarray, length: int, rate: int) -> np.ndarray:
+    """Crop, or loop with a short crossfade, a continuous sound to exactly `length` samples."""
+    if len(samples) >= length:
+        return samples[:length]
+    overlap = min(int(LOOP_CROSSFADE_SECONDS * rate), len(samples) // 4)
+    ramp = np.linspace(0.0, 1.0, overlap, dtype=np.float32)
+    loop = samples.copy()
+    loop[:overlap] = samples[:overlap] * ramp + samples[-overlap:] * ramp[::-1]  # seamless wrap-around
+    period = loop[: len(loop) - overlap] if overlap else loop
+    return np.tile(period, length // len(period) + 1)[:length]
+
+
+def render(events: tuple[Event, ...], bank, clip_seconds: float) -> np.ndarray:
+    rate = bank.sample_rate
+    clip = np.zeros(int(round(clip_seconds * rate)), dtype=np.float32)
+    for event in events:
+        sound = bank[event.source_id]
+        start, stop = int(round(event.onset * rate)), int(round(event.offset * rate))
+        stop = min(stop, len(clip))
+        piece = fit(sound.samples, stop - start, rate) if sound.kind == "continuous" else sound.samples[: stop - start]
+        clip[start:start + len(piece)] += fade(piece, rate) * np.float32(10 ** (event.gain_db / 20))
+    return np.clip(clip, -1.0, 1.0)  # never reached: atomic peaks are capped so that sums stay below 1
+
+
+def encode_flac(samples: np.ndarray, rate: int) -> bytes:
+    buffer = io.BytesIO()
+    soundfile.write(buffer, samples, rate, format="FLAC", subtype="PCM_16", compression_level=0.0)
+    return buffer.getvalue()

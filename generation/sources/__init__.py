@@ -1,0 +1,34 @@
+"""Sound sources, each one module registered here. A spec is `kind:location[?option=value&...]`."""
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+from . import csv_manifest, esc50, folder, fsd50k, hf, synthetic
+from .base import Recording, SourceError, SPLITS
+
+SOURCES = {
+    "synthetic": synthetic.recordings,
+    "esc50": esc50.recordings,
+    "fsd50k": fsd50k.recordings,
+    "csv": csv_manifest.recordings,
+    "folder": folder.recordings,
+    "hf": hf.recordings,
+}
+
+HELP = "\n".join(f"  {name}: {(fn.__doc__ or '').strip().splitlines()[0]}" for name, fn in SOURCES.items())
+
+
+def open_source(spec: str) -> list[Recording]:
+    """All recordings of a source spec such as `esc50:/data/ESC-50` or `hf:user/ds?label=category`."""
+    kind, _, rest = spec.partition(":")
+    if kind not in SOURCES:
+        raise SourceError(f"unknown source {kind!r} in {spec!r}; known sources:\n{HELP}")
+    location, _, query = rest.partition("?")
+    options = dict(parse_qsl(query, strict_parsing=bool(query)))
+    try:
+        return SOURCES[kind](location, **options)
+    except TypeError as error:
+        raise SourceError(f"bad options for source {kind!r}: {error}") from None
+
+
+__all__ = ["Recording", "SourceError", "SOURCES", "SPLITS", "open_source"]

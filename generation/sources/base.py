@@ -1,0 +1,45 @@
+"""What every sound source yields: labelled recordings that load lazily."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+SPLITS = ("train", "validation", "test")
+
+
+class SourceError(ValueError):
+    """A source that cannot be read at all (missing folder, malformed manifest)."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One labelled recording; `load()` returns (samples, sample_rate), samples shaped (n,) or (n, ch)."""
+
+    recording_id: str
+    label: str
+    origin: str
+    load: Callable[[], tuple[np.ndarray, int]] = field(compare=False, repr=False)
+    license: str = ""
+    group: str = ""                  # recordings sharing a group (same original file) share a split
+    split: Optional[str] = None      # the source's official split, if it has one
+    phrase: Optional[str] = None     # the source's own description of the class, if it has one
+    kind: Optional[str] = None       # "continuous" / "discrete" when the source knows
+    start: Optional[float] = None    # seconds: crop before trimming (CSV manifests)
+    end: Optional[float] = None
+
+    def split_of(self) -> str:
+        """The official split, else a stable hash of the group: 60 % train, 10 % validation, 30 % test."""
+        if self.split is not None:
+            return self.split
+        bucket = int(hashlib.sha1((self.group or self.recording_id).encode()).hexdigest(), 16) % 100
+        return "train" if bucket < 60 else "validation" if bucket < 70 else "test"
+
+
+def read_audio_file(path) -> tuple[np.ndarray, int]:
+    import soundfile
+
+    samples, rate = soundfile.read(str(path), dtype="float32", always_2d=False)
+    return samples, rate

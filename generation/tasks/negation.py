@@ -1,0 +1,29 @@
+"""negation: X is there and Z is not. Hard negatives put Z in place of an unmentioned sound."""
+from dataclasses import replace
+
+from ..relations import Atom
+from .base import Aspect, Task, put
+
+
+class Negation(Aspect):
+    name = "negation"
+    needs_negated = True
+    sentences = (
+        "{x}, without {z}",
+        "{x} but not {z}",
+        "not {z}, only {x}",
+        "{x}, and no sign of {z}",
+        "no trace of {z}, just {x}",
+    )
+    clauses = ("without {z}", "and no sign of {z}", "but not {z}", "with no trace of {z}")
+
+    def atoms(self, x, y, z):
+        return [Atom("present", (x,)), Atom("absent", (z,))]
+
+    def flips(self, scene, negated, mentioned):
+        return [replace(scene, **{role: put(slot, negated)})
+                for role, slot in scene.slots().items() if slot.label not in mentioned]
+
+
+NEGATION = Negation()
+TASK = Task("negation", "a sound that is present and one that must be absent", ((NEGATION,),))

@@ -1,0 +1,29 @@
+"""order: X then Y. The hard negative swaps the two sounds' order, gaps and lengths unchanged."""
+from dataclasses import replace
+
+from ..relations import Atom
+from .base import Aspect, Task
+
+
+class Order(Aspect):
+    name = "order"
+    arrangements = ("a_first",)
+    sentences = (
+        "{x}, then {y}",
+        "{x} followed by {y}",
+        "{y}, after {x}",
+        "first {x}, and afterwards {y}",
+        "{y}, preceded by {x}",
+        "{y} comes after {x}",
+    )
+    clauses = ("with {x} coming before {y}", "{x} happening first and {y} after it")
+
+    def atoms(self, x, y, z):
+        return [Atom("before", (x, y))]
+
+    def flips(self, scene, negated, mentioned):
+        return [replace(scene, arrangement="b_first")]
+
+
+ORDER = Order()
+TASK = Task("order", "which of two sounds comes first", ((ORDER,),))

@@ -1,0 +1,1 @@
+"""What makes a generated ReasonAudio folder a Hugging Face dataset: schema, card, loading helpers."""

@@ -1,0 +1,34 @@
+"""The published layout (DESIGN §6): one `datasets.Features` per config, shared by writer, card and loaders."""
+from datasets import Audio, Features, List, Value
+
+EVENT = {
+    "label": Value("string"), "source_id": Value("string"), "onset": Value("float64"),
+    "offset": Value("float64"), "gain_db": Value("float64"),
+}
+
+FEATURES = {
+    "queries": Features({
+        "query_id": Value("string"), "task": Value("string"), "text": Value("string"),
+        "constraint": Value("string"), "candidates": List(Value("string")), "positive": Value("string"),
+    }),
+    "corpus": Features({
+        "clip_id": Value("string"), "audio": Audio(), "task": Value("string"), "query_id": Value("string"),
+        "duration": Value("float32"), "events": List(EVENT), "caption": Value("string"),
+    }),
+    "qrels": Features({"query_id": Value("string"), "clip_id": Value("string"), "score": Value("int8")}),
+    "sources": Features({
+        "source_id": Value("string"), "label": Value("string"), "phrase": Value("string"), "kind": Value("string"),
+        "origin": Value("string"), "license": Value("string"), "duration": Value("float32"),
+    }),
+}
+CONFIGS = tuple(FEATURES)
+AUDIO_ROWS_PER_GROUP = 100          # the Hub viewer reads audio tables a row group at a time
+MAX_SHARD_BYTES = 500_000_000
+
+
+def data_file(config: str, split: str, index: int = 0, count: int = 1) -> str:
+    return f"{config}/{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def data_pattern(config: str, split: str) -> str:
+    return f"{config}/{split}-*.parquet"
