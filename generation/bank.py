@@ -163,12 +163,12 @@ def _balanced_queues(recordings: list[Recording], seed: int) -> dict[str, list[R
     return {label: [queue[i] for i in rng.permutation(len(queue))] for label, queue in sorted(queues.items())}
 
 
-def build_bank(source: str | list[Recording], split: str = "test", count: int = 200, sample_rate: int = 44100,
+def build_bank(source: str | list[Recording], split: str | None = "test", count: int = 200, sample_rate: int = 44100,
                seed: int = 0, skip_bad: bool = False, max_discrete_seconds: float = 3.0,
                progress: bool = True) -> SoundBank:
-    """Select `count` recordings of `split`, balanced over classes, and make them atomic sounds."""
+    """Select `count` recordings of `split` (None: of any split), balanced over classes, as atomic sounds."""
     recordings = open_source(source) if isinstance(source, str) else source
-    in_split = [r for r in recordings if r.split_of() == split]
+    in_split = [r for r in recordings if split is None or r.split_of() == split]
     if not in_split:
         raise ValueError(f"the source has no recordings for split {split!r} "
                          f"({len(recordings)} recordings in other splits)")

@@ -76,32 +76,33 @@ def _run_generate(args) -> int:
 
 
 def _run_merge(args) -> int:
-    from .pipeline import RECORDS, finalize
-    from .writer import read_stamp
+    from .pipeline import RECORDS, STAGING, finalize, locate
 
     out = Path(args.out)
     for part in map(Path, args.parts):
-        for plan_file in (part / RECORDS).glob("*.plan.json"):
+        for plan_file in sorted((part / RECORDS).glob("*.plan.json")):
             record = json.loads(plan_file.read_text())
             mine = out / RECORDS / plan_file.name
             if mine.is_file() and json.loads(mine.read_text())["fingerprint"] != record["fingerprint"]:
-                raise SystemExit(f"{part} was generated with other parameters than {out}; not merging")
+                raise ValueError(f"{part} was generated with other parameters than {out}; not merging")
+            for relative in record["files"]:
+                theirs = locate(part, relative, record["fingerprint"])
+                if theirs is not None and locate(out, relative, record["fingerprint"]) is None:
+                    staged = out / STAGING / relative
+                    staged.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(theirs, staged.with_name(f".{staged.name}.partial"))
+                    staged.with_name(f".{staged.name}.partial").replace(staged)
             mine.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(plan_file, mine)
-        for file in part.glob("*/*.parquet"):
-            target = out / file.relative_to(part)
-            if read_stamp(target) is None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(file, target.with_name(f".{target.name}.partial"))
-                target.with_name(f".{target.name}.partial").replace(target)
-    splits = [p.name.removesuffix(".plan.json") for p in (out / RECORDS).glob("*.plan.json")]
+    splits = sorted(p.name.removesuffix(".plan.json") for p in (out / RECORDS).glob("*.plan.json"))
     if not splits:
-        raise SystemExit(f"nothing to merge: no generated split in {out} or {args.parts}")
+        raise ValueError(f"nothing to merge: no generated split in {out} or {args.parts}")
     incomplete = [split for split in splits if not finalize(out, split)]
     if incomplete:
-        print(f"still missing corpus files for: {incomplete}", file=sys.stderr)
+        print(f"reasonaudio merge: files still missing for split(s) {incomplete}; merge the other jobs' folders",
+              file=sys.stderr)
         return 1
-    print(f"merged {sorted(splits)} into {out}")
+    print(f"merged {splits} into {out}")
     return 0
 
 

@@ -1,8 +1,9 @@
-"""The generate job: bank -> plan (all of it, checked) -> render the corpus files -> tables -> card.
+"""The generate job: bank -> plan (all of it, checked) -> tables -> render the corpus files -> card.
 
 Planning is cheap and deterministic, so every job (a resumed run, or job I of K on another machine)
 plans the whole split and renders only its own corpus files; a fingerprint of the plan, stamped into
-every file, guarantees that files from different runs are only ever combined when identical.
+every file, guarantees that files from different runs are only ever combined when identical. Files
+are written into a hidden staging folder and moved into view, card last, only once all are there.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from .writer import read_stamp, write_json, write_table
 
 log = logging.getLogger(__name__)
 RECORDS = ".reasonaudio"
+STAGING = f"{RECORDS}/staging"
 
 
 @dataclass(frozen=True)
@@ -170,13 +172,8 @@ def render_corpus(plan: Plan, out: Path) -> list[str]:
     for index, (relative, first, end) in enumerate(plan.corpus_files()):
         if index % config.num_shards != config.shard_index:
             continue
-        found = read_stamp(out / relative)
-        if found is not None and found.get("fingerprint") == plan.fingerprint:
-            continue
-        if found is not None:
-            raise FileExistsError(f"{out / relative} belongs to a different corpus (fingerprint {found.get('fingerprint')},"
-                                  f" this run {plan.fingerprint}); choose another --out or remove it")
-        todo.append((relative, first, end))
+        if locate(out, relative, plan.fingerprint) is None:
+            todo.append((relative, first, end))
     total = sum(end - first for _, first, end in todo)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     pool = context.Pool(config.workers, _init_worker, (plan.bank,)) if config.workers > 1 and todo else None
@@ -185,7 +182,7 @@ def render_corpus(plan: Plan, out: Path) -> list[str]:
     try:
         with tqdm(total=total, desc=f"rendering {config.split}", unit="clip", disable=not config.progress) as bar:
             for relative, first, end in todo:
-                write_table(out / relative, "corpus", _corpus_batches(plan, first, end, pool, bar), stamp,
+                write_table(out / STAGING / relative, "corpus", _corpus_batches(plan, first, end, pool, bar), stamp,
                             row_group_size=AUDIO_ROWS_PER_GROUP)
     finally:
         if pool is not None:
@@ -194,11 +191,27 @@ def render_corpus(plan: Plan, out: Path) -> list[str]:
     return [relative for relative, _, _ in todo]
 
 
+def locate(out: Path, relative: str, fingerprint: str) -> Path | None:
+    """The finished file of this plan, in view or staged; None if not written yet.
+
+    A file of another plan (other parameters, other code) at the same place is an error, never reused."""
+    for path in (out / relative, out / STAGING / relative):
+        found = read_stamp(path)
+        if found is not None and found.get("fingerprint") == fingerprint:
+            return path
+        if found is not None:
+            raise FileExistsError(f"{path} belongs to a different corpus (fingerprint {found.get('fingerprint')}, "
+                                  f"this run {fingerprint}): generated with other parameters; choose another --out")
+    return None
+
+
 def write_tables(plan: Plan, out: Path) -> None:
     stamp, split = {"fingerprint": plan.fingerprint, "split": plan.config.split}, plan.config.split
-    write_table(out / data_file("queries", split), "queries", [query_row(q) for q in plan.queries], stamp)
-    write_table(out / data_file("qrels", split), "qrels", qrels_rows(plan), stamp)
-    write_table(out / data_file("sources", split), "sources", [s.row() for s in plan.bank.sounds], stamp)
+    tables = {"queries": lambda: [query_row(q) for q in plan.queries], "qrels": lambda: qrels_rows(plan),
+              "sources": lambda: [s.row() for s in plan.bank.sounds]}
+    for config, rows in tables.items():
+        if locate(out, data_file(config, split), plan.fingerprint) is None:
+            write_table(out / STAGING / data_file(config, split), config, rows(), stamp)
 
 
 def split_record(plan: Plan) -> dict:
@@ -211,7 +224,8 @@ def split_record(plan: Plan) -> dict:
                 positive.events, {s.label: s.phrase for s in plan.bank.sounds})}
     return {
         "fingerprint": plan.fingerprint, "parameters": plan.config.content(),
-        "corpus_files": [relative for relative, _, _ in plan.corpus_files()],
+        "files": [data_file(c, plan.config.split) for c in ("queries", "qrels", "sources")]
+        + [relative for relative, _, _ in plan.corpus_files()],
         "counts": {"queries": len(plan.queries), "clips": len(plan.clips), "atomic_sounds": len(plan.bank.sounds),
                    "classes": len(plan.bank.by_label()),
                    "queries_per_task": {t: sum(q.task == t for q in plan.queries) for t in plan.config.tasks}},
@@ -224,12 +238,17 @@ def split_record(plan: Plan) -> dict:
 def finalize(out: Path, split: str) -> bool:
     """Record the split and (re)write the card once every corpus file is there; False if some are missing."""
     record = json.loads((out / RECORDS / f"{split}.plan.json").read_text())
-    missing = [f for f in record["corpus_files"] if (read_stamp(out / f) or {}).get("fingerprint") != record["fingerprint"]]
+    found = {relative: locate(out, relative, record["fingerprint"]) for relative in record["files"]}
+    missing = [relative for relative, path in found.items() if path is None]
     if missing:
-        log.info("%d corpus file(s) of split %s are not rendered yet: %s", len(missing), split, missing[:3])
+        log.info("%d file(s) of split %s are not written yet: %s", len(missing), split, missing[:3])
         return False
     from reasonaudio_dataset.card import write_card
 
+    for relative, path in found.items():
+        if path != out / relative:
+            (out / relative).parent.mkdir(parents=True, exist_ok=True)
+            path.replace(out / relative)
     write_json(out / RECORDS / f"{split}.json", record)
     write_card(out)
     return True
@@ -239,10 +258,6 @@ def generate(config: GenerateConfig) -> dict:
     out = Path(config.out)
     plan = plan_split(config)
     record = split_record(plan)
-    found = read_stamp(out / data_file("queries", config.split))
-    if found is not None and found.get("fingerprint") != plan.fingerprint:
-        raise FileExistsError(f"{out} already holds a different {config.split} split (fingerprint "
-                              f"{found.get('fingerprint')}, this run {plan.fingerprint}); choose another --out")
     write_tables(plan, out)
     write_json(out / RECORDS / f"{config.split}.plan.json", record)
     render_corpus(plan, out)

@@ -12,6 +12,7 @@ from scipy.stats import chisquare
 from reasonaudio_dataset.card import RECORDS, load_records
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, CONFIGS, FEATURES, MAX_SHARD_BYTES, data_pattern
 
+from .writer import read_stamp
 from .relations import NO, YES, Atom, Event, judge_corpus, relevant
 
 BALANCE_P = 1e-3   # positions of the positive: a chi-square test this unlikely under uniformity fails
@@ -55,15 +56,17 @@ def _card_problems(out: Path, records: dict) -> list[str]:
 
 def _file_problems(out: Path, split: str, record: dict) -> list[str]:
     problems = []
-    for relative in record["corpus_files"]:
+    for relative in record["files"]:
         path = out / relative
         if not path.is_file():
             problems.append(f"{relative} is missing")
             continue
         meta = pq.ParquetFile(path).metadata
-        stamp = json.loads(pq.read_schema(path).metadata.get(b"reasonaudio", b"{}"))
+        stamp = read_stamp(path) or {}
         if stamp.get("fingerprint") != record["fingerprint"]:
             problems.append(f"{relative} belongs to another corpus (fingerprint {stamp.get('fingerprint')})")
+        if not relative.startswith("corpus/"):
+            continue
         if path.stat().st_size > MAX_SHARD_BYTES:
             problems.append(f"{relative} is {path.stat().st_size / 1e6:.0f} MB (> 500 MB)")
         big = max(meta.row_group(i).num_rows for i in range(meta.num_row_groups))

@@ -10,13 +10,20 @@ from .base import Recording, SourceError, read_audio_file
 LICENSE = "CC-BY-4.0 / CC0 / CC-BY-NC per clip (FSD50K; see FSD50K.metadata/*_clips_info_FSD50K.json)"
 
 
-def _ancestors(label_sets: list[list[str]]) -> dict[str, set[str]]:
-    """FSD50K propagates labels up the ontology: P is an ancestor of L if every clip with L has P."""
-    together: dict[str, set[str]] = {}
-    for labels in label_sets:
+def _single_leaf(label_rows: list[list[str]]) -> list[str | None]:
+    """FSD50K propagates labels up its ontology, so a clip with one sound lists its ancestors too.
+
+    A label's ancestors are the labels on a strict superset of its clips; a clip is single-label when
+    the labels on its smallest clip sets are all one node (then the first listed, FSD50K's leaf, names it)."""
+    clips: dict[str, set[int]] = {}
+    for index, labels in enumerate(label_rows):
         for label in labels:
-            together[label] = together.get(label, set(labels)) & set(labels)
-    return {label: common - {label} for label, common in together.items()}
+            clips.setdefault(label, set()).add(index)
+    found = []
+    for labels in label_rows:
+        leaves = [label for label in labels if not any(clips[other] < clips[label] for other in labels)]
+        found.append(leaves[0] if len({frozenset(clips[leaf]) for leaf in leaves}) == 1 else None)
+    return found
 
 
 def recordings(location: str) -> list[Recording]:
@@ -30,16 +37,13 @@ def recordings(location: str) -> list[Recording]:
         if path.is_file():
             with open(path, newline="") as handle:
                 rows += [(part, row) for row in csv.DictReader(handle)]
-    ancestors = _ancestors([row["labels"].split(",") for _, row in rows])
     found = []
-    for part, row in rows:
-        labels = set(row["labels"].split(","))
-        leaves = [label for label in labels if not any(label in ancestors[other] for other in labels)]
-        if len(leaves) != 1:
+    for (part, row), leaf in zip(rows, _single_leaf([row["labels"].split(",") for _, row in rows])):
+        if leaf is None:
             continue
         split = "test" if part == "eval" else "validation" if row.get("split") == "val" else "train"
         found.append(Recording(
-            recording_id=f"fsd50k/{part}/{row['fname']}", label=leaves[0], origin=f"fsd50k:{part}/{row['fname']}.wav",
+            recording_id=f"fsd50k/{part}/{row['fname']}", label=leaf, origin=f"fsd50k:{part}/{row['fname']}.wav",
             load=partial(read_audio_file, root / f"FSD50K.{part}_audio" / f"{row['fname']}.wav"), license=LICENSE,
             group=f"fsd50k/{row['fname']}", split=split,
         ))

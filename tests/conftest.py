@@ -1,0 +1,41 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+from generation.pipeline import GenerateConfig, generate
+
+ESC50 = Path(__file__).resolve().parents[2] / "shared" / "data" / "esc50-subset"
+
+SMALL = dict(source="synthetic:?variants=12", queries_per_task=6, candidates=6, atomic_sounds=96,
+             clip_seconds=8.0, sample_rate=8000, seed=3, progress=False)
+
+
+def small_config(out, **changes) -> GenerateConfig:
+    return GenerateConfig(out=str(out), **{**SMALL, **changes})
+
+
+@pytest.fixture(scope="session")
+def small_corpus(tmp_path_factory) -> Path:
+    """A complete small corpus from the built-in bank, generated once per test session."""
+    out = tmp_path_factory.mktemp("corpus")
+    generate(small_config(out))
+    return out
+
+
+@pytest.fixture
+def esc50() -> Path:
+    if not (ESC50 / "meta" / "esc50.csv").is_file():
+        pytest.skip(f"ESC-50 subset not found at {ESC50}")
+    return ESC50
+
+
+def write_tone(path: Path, seconds=1.0, rate=8000, freq=440.0, amplitude=0.5, channels=1):
+    t = np.arange(int(seconds * rate)) / rate
+    samples = amplitude * np.sin(2 * np.pi * freq * t)
+    if channels > 1:
+        samples = np.stack([samples] * channels, axis=1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    soundfile.write(path, samples, rate)
+    return path

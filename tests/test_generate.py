@@ -1,0 +1,188 @@
+"""The generate job end to end: validity, loading, determinism, resumption, sharded jobs, bad input."""
+import filecmp
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import soundfile
+
+import generation.pipeline as pipeline
+from generation.bank import BadSourcesError, build_bank
+from generation.cli import main
+from generation.pipeline import generate
+from generation.tasks import TASKS, PlanningError, check_feasible
+from generation.validate import validate
+from reasonaudio_dataset.schema import CONFIGS
+
+from .conftest import small_config, write_tone
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    return files_a == files_b and all(filecmp.cmp(a / f, b / f, shallow=False) for f in files_a)
+
+
+@pytest.fixture
+def several_files(monkeypatch):
+    """Corpus files of 100 clips each, so that a small corpus spans several files."""
+    monkeypatch.setattr(pipeline, "MAX_SHARD_BYTES", 100 * 8.0 * 8000 * 2 / 0.9 + 1)
+
+
+def test_small_corpus_is_valid_and_every_config_loads(small_corpus):
+    assert validate(small_corpus) == []
+    for config in CONFIGS:
+        loaded = datasets.load_dataset(str(small_corpus), config, split="test")
+        assert loaded.num_rows > 0
+    corpus = datasets.load_dataset(str(small_corpus), "corpus", split="test").cast_column(
+        "audio", datasets.Audio(decode=False))
+    row = corpus[0]
+    samples, rate = soundfile.read(__import__("io").BytesIO(row["audio"]["bytes"]))
+    assert rate == 8000 and len(samples) == 8 * 8000 and np.abs(samples).max() < 1.0
+    assert isinstance(corpus.features["audio"], datasets.Audio)
+
+
+def test_groups_are_minimal_pairs(small_corpus):
+    queries = datasets.load_dataset(str(small_corpus), "queries", split="test")
+    corpus = datasets.load_dataset(str(small_corpus), "corpus", split="test").remove_columns("audio")
+    events = {row["clip_id"]: row["events"] for row in corpus}
+    for query in queries:
+        group = [events[c] for c in query["candidates"]]
+        assert len({len(e) for e in group}) == 1, "every candidate has the same number of events"
+        positive = {(e["label"], e["gain_db"]) for e in events[query["positive"]]}
+        for clip in group:  # every negative keeps all but at most one of the positive's sounds and gains
+            assert len(positive & {(e["label"], e["gain_db"]) for e in clip}) >= len(positive) - 1
+
+
+def test_same_seed_same_corpus_for_any_workers(tmp_path, several_files):
+    generate(small_config(tmp_path / "one", workers=1))
+    generate(small_config(tmp_path / "two", workers=2))
+    assert same_tree(tmp_path / "one", tmp_path / "two")
+    generate(small_config(tmp_path / "other", seed=4))
+    assert not filecmp.cmp(tmp_path / "one" / "queries/test-00000-of-00001.parquet",
+                           tmp_path / "other" / "queries/test-00000-of-00001.parquet", shallow=False)
+
+
+def test_a_killed_run_resumes_to_the_same_corpus(tmp_path, several_files, monkeypatch):
+    generate(small_config(tmp_path / "whole"))
+    real, calls = pipeline._render_rows, []
+
+    def dies_on_second_file(job):
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt("killed")
+        return real(job)
+
+    monkeypatch.setattr(pipeline, "_render_rows", dies_on_second_file)
+    with pytest.raises(KeyboardInterrupt):
+        generate(small_config(tmp_path / "killed"))
+    killed = tmp_path / "killed"
+    assert not (killed / "README.md").exists() and validate(killed)  # nothing looks complete
+    assert not list(killed.glob("*/*.parquet"))  # all of it is staged out of view
+    with pytest.raises(Exception):
+        datasets.load_dataset(str(killed), "corpus", split="test")
+    monkeypatch.setattr(pipeline, "_render_rows", real)
+    generate(small_config(killed))
+    for partial in killed.rglob(".*.partial"):
+        partial.unlink()  # what the killed run left behind is hidden, and never mistaken for a file
+    assert same_tree(tmp_path / "whole", killed)
+
+
+def test_sharded_jobs_merge_into_the_same_corpus(tmp_path, several_files):
+    generate(small_config(tmp_path / "whole"))
+    for index in range(2):
+        record = generate(small_config(tmp_path / f"job{index}", num_shards=2, shard_index=index))
+        assert not record["complete"]
+    assert main(["merge", str(tmp_path / "merged"), str(tmp_path / "job0"), str(tmp_path / "job1")]) == 0
+    assert validate(tmp_path / "merged") == []
+    assert same_tree(tmp_path / "whole", tmp_path / "merged")
+
+
+def test_other_parameters_never_mix_into_a_folder(tmp_path, small_corpus, several_files):
+    generate(small_config(tmp_path / "a"))
+    with pytest.raises(FileExistsError, match="different"):
+        generate(small_config(tmp_path / "a", seed=9))
+
+
+def test_validate_reports_a_tampered_corpus(tmp_path, small_corpus):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(small_corpus, copy)
+    path = copy / "queries/test-00000-of-00001.parquet"
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[0]["positive"] = next(c for c in rows[0]["candidates"] if c != rows[0]["positive"])
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), path)
+    problems = validate(copy)
+    assert any("should be YES" in p for p in problems) and any("should be NO" in p for p in problems)
+    assert subprocess.run([sys.executable, "-m", "generation", "validate", str(copy)]).returncode == 1
+    (copy / "README.md").unlink()
+    assert any("card" in p for p in validate(copy))
+
+
+def bad_folder(root: Path) -> Path:
+    for label in ("tone_a", "tone_b", "tone_c", "tone_d", "tone_e", "tone_f"):
+        for i in range(3):
+            write_tone(root / label / f"{i}.wav", seconds=1.0 + i * 0.3, freq=200 + 90 * len(label) * (i + 1))
+    (root / "tone_a" / "broken.wav").write_bytes(b"not audio at all")
+    soundfile.write(root / "tone_b" / "empty.wav", np.zeros(0), 8000)
+    soundfile.write(root / "tone_c" / "silent.wav", np.zeros(8000), 8000)
+    soundfile.write(root / "tone_d" / "nan.wav", np.full(8000, np.nan, dtype=np.float32), 8000, subtype="FLOAT")
+    return root
+
+
+def test_bad_sources_are_reported_by_file_before_rendering(tmp_path):
+    root = bad_folder(tmp_path / "sounds")
+    with pytest.raises(BadSourcesError) as caught:
+        build_bank(f"folder:{root}", split=None, count=1000, sample_rate=8000, progress=False)
+    reasons = dict(caught.value.bad)
+    assert set(reasons) == {"folder:tone_a/broken.wav", "folder:tone_b/empty.wav", "folder:tone_c/silent.wav",
+                            "folder:tone_d/nan.wav"}
+    assert "unreadable" in reasons["folder:tone_a/broken.wav"] and "NaN" in reasons["folder:tone_d/nan.wav"]
+    assert "silent" in reasons["folder:tone_c/silent.wav"] and "empty" in reasons["folder:tone_b/empty.wav"]
+
+
+def test_skip_bad_sources_records_them_in_the_card(tmp_path):
+    root = bad_folder(tmp_path / "sounds")
+    manifest = tmp_path / "manifest.csv"
+    lines = ["path,label"] + [f"sounds/{p.parent.name}/{p.name},{p.parent.name}" for p in sorted(root.glob("*/*.wav"))]
+    manifest.write_text("\n".join(lines + ["sounds/tone_e/0.wav,"]) + "\n")
+    bank = build_bank(f"csv:{manifest}", split=None, count=1000, sample_rate=8000, skip_bad=True, progress=False)
+    assert len(bank.skipped) == 5 and any("unknown label" in reason for _, reason in bank.skipped)
+    assert len(bank.sounds) == 18
+
+
+def test_too_few_classes_for_a_task_is_a_clear_error(tmp_path):
+    root = tmp_path / "sounds"
+    for label in ("a", "b", "c"):
+        write_tone(root / label / "0.wav", seconds=2.0)
+    bank = build_bank(f"folder:{root}", split=None, count=3, sample_rate=8000, progress=False)
+    with pytest.raises(PlanningError, match="needs at least"):
+        check_feasible(TASKS["negation"], bank.by_label())
+
+
+def test_cli_help_teaches_and_bad_arguments_fail_cleanly(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["generate", "--help"])
+    assert caught.value.code == 0
+    text = capsys.readouterr().out
+    for words in ("--num-shards", "esc50", "csv", "hf", "synthetic", "resumes"):
+        assert words in text
+    assert main(["generate", "--out", "x", "--candidates", "1"]) == 2
+    assert "candidates must be at least 2" in capsys.readouterr().err
+
+
+def test_summary_of_the_main_command(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["generate", "--out", str(out), "--queries-per-task", "4", "--sample-rate", "8000",
+                 "--atomic-sounds", "60", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    for task in ("negation", "order", "overlap", "duration", "mix"):
+        assert task in printed
+    assert json.loads((out / ".reasonaudio" / "test.json").read_text())["counts"]["queries"] == 20

@@ -1,0 +1,99 @@
+"""Relations and the relevance function: margins, three-valued logic, minimal-pair properties."""
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from generation.relations import AMBIGUOUS, NO, YES, Atom, Event, judge_corpus, relevant
+
+seconds = st.floats(min_value=0.6, max_value=3.0)
+gaps = st.floats(min_value=0.5, max_value=2.0)
+labels = st.lists(st.sampled_from(["dog", "horn", "rain", "siren", "bell", "wind"]), min_size=3, max_size=3, unique=True)
+
+
+def ev(label, onset, offset):
+    return Event(label, f"{label}/0", round(onset, 3), round(offset, 3), 0.0)
+
+
+@given(labels, seconds, seconds, gaps)
+def test_swapping_an_order_positive_gives_a_negative(names, dx, dy, gap):
+    x, y, _ = names
+    atoms = [Atom("before", (x, y))]
+    positive = [ev(x, 0, dx), ev(y, dx + gap + 0.01, dx + gap + 0.01 + dy)]
+    swapped = [ev(y, 0, dy), ev(x, dy + gap + 0.01, dy + gap + 0.01 + dx)]
+    assert relevant(atoms, positive) is YES
+    assert relevant(atoms, swapped) is NO
+
+
+@given(labels, seconds, seconds, st.floats(0, 1))
+def test_inserting_the_negated_sound_gives_a_negative(names, dx, dz, where):
+    x, z, other = names
+    atoms = [Atom("present", (x,)), Atom("absent", (z,))]
+    positive = [ev(x, 0, dx), ev(other, 4 * where, 4 * where + dz)]
+    inserted = [ev(x, 0, dx), ev(z, 4 * where, 4 * where + dz)]
+    assert relevant(atoms, positive) is YES
+    assert relevant(atoms, inserted) is NO
+
+
+@given(labels, seconds, seconds, gaps)
+def test_pulling_an_overlap_apart_gives_a_negative(names, dx, dy, gap):
+    x, y, _ = names
+    atoms = [Atom("overlap", (x, y))]
+    inner = min(dx, dy)
+    together = [ev(x, 0, max(dx, dy)), ev(y, 0, inner)]
+    apart = [ev(x, 0, dx), ev(y, dx + gap + 0.01, dx + gap + 0.01 + dy)]
+    assert relevant(atoms, together) is YES
+    assert relevant(atoms, apart) is NO
+    assert relevant([Atom("overlap", (y, x))], together) is YES  # symmetric
+
+
+@given(labels, st.floats(4.0, 6.0), st.floats(0.3, 1.5))
+def test_exchanging_durations_gives_a_negative(names, long, short):
+    x, y, _ = names
+    for atoms in ([Atom("longer", (x, y))], [Atom("long", (x,)), Atom("short", (y,))]):
+        assert relevant(atoms, [ev(x, 0, long), ev(y, 7, 7 + short)]) is YES
+        assert relevant(atoms, [ev(x, 0, short), ev(y, 7, 7 + long)]) is NO
+
+
+@given(labels, seconds, seconds, gaps)
+def test_replacing_a_mentioned_sound_gives_a_negative(names, dx, dy, gap):
+    x, y, w = names
+    for relation in ("before", "overlap", "longer"):
+        assert relevant([Atom(relation, (x, y))], [ev(w, 0, dx), ev(y, dx + gap, dx + gap + dy)]) is NO
+
+
+@pytest.mark.parametrize("events, atom, expected", [
+    ([ev("a", 0, 1), ev("b", 1.5, 2)], Atom("before", ("a", "b")), YES),      # gap exactly 0.5 s
+    ([ev("a", 0, 1), ev("b", 1.3, 2)], Atom("before", ("a", "b")), AMBIGUOUS),  # inside the margin
+    ([ev("a", 0, 2), ev("b", 1.0, 3)], Atom("before", ("a", "b")), NO),        # they overlap
+    ([ev("a", 0, 2), ev("b", 1.0, 2.0)], Atom("overlap", ("a", "b")), YES),    # 1 s shared, all of b
+    ([ev("a", 0, 2), ev("b", 1.5, 3)], Atom("overlap", ("a", "b")), AMBIGUOUS),  # 0.5 s < half of b
+    ([ev("a", 0, 2), ev("b", 1.7, 3)], Atom("overlap", ("a", "b")), AMBIGUOUS),  # only 0.3 s shared
+    ([ev("a", 0, 1), ev("b", 1.2, 3)], Atom("overlap", ("a", "b")), AMBIGUOUS),  # gap below 0.5 s
+    ([ev("a", 0, 1), ev("b", 1.5, 3)], Atom("overlap", ("a", "b")), NO),
+    ([ev("a", 0, 3), ev("b", 4, 5.6)], Atom("longer", ("a", "b")), AMBIGUOUS),  # 1.9 x
+    ([ev("a", 0, 2.5)], Atom("long", ("a",)), AMBIGUOUS),
+    ([ev("a", 0, 2.5)], Atom("short", ("a",)), AMBIGUOUS),
+    ([ev("a", 0, 1.5)], Atom("short", ("a",)), YES),
+])
+def test_margins(events, atom, expected):
+    assert relevant([atom], events) is expected
+
+
+def test_a_class_may_occur_once_per_clip():
+    with pytest.raises(ValueError, match="occurs twice"):
+        relevant([Atom("present", ("a",))], [ev("a", 0, 1), ev("a", 2, 3)])
+
+
+def test_unknown_relation_is_rejected():
+    with pytest.raises(ValueError, match="unknown relation"):
+        Atom.from_dict({"relation": "after", "args": ["a", "b"]})
+
+
+def test_judge_corpus_matches_relevant_on_every_pair():
+    clips = [("c0", [ev("a", 0, 1), ev("b", 2, 3)]), ("c1", [ev("b", 0, 1), ev("a", 2, 3)]),
+             ("c2", [ev("a", 0, 1), ev("b", 1.2, 3)]), ("c3", [ev("c", 0, 1)])]
+    queries = [("q0", [Atom("before", ("a", "b"))]), ("q1", [Atom("absent", ("a",))])]
+    judged = judge_corpus(queries, clips)
+    for query_id, atoms in queries:
+        for clip_id, events in clips:
+            assert judged.get((query_id, clip_id), NO) is relevant(atoms, events)

@@ -1,0 +1,112 @@
+"""Each sound source, the atomic-sound processing, balanced selection and split disjointness."""
+import numpy as np
+import pytest
+import soundfile
+
+from generation.bank import build_bank, decide_kind, prepare
+from generation.sources import SourceError, open_source
+from generation.sources.synthetic import CLASSES
+
+from .conftest import write_tone
+
+
+def test_synthetic_bank_is_deterministic_and_honestly_named():
+    assert len(CLASSES) >= 20
+    kinds = {kind for _, _, kind in CLASSES.values()}
+    assert kinds == {"continuous", "discrete"}
+    first, second = open_source("synthetic:?variants=2"), open_source("synthetic:?variants=2")
+    assert np.array_equal(first[5].load()[0], second[5].load()[0])
+
+
+def test_atomic_sounds_are_mono_trimmed_resampled_and_level_safe(tmp_path):
+    rate = 22050
+    stereo = np.zeros((3 * rate, 2), dtype=np.float32)
+    stereo[rate:2 * rate] = 0.8 * np.sin(np.arange(rate) * 0.1)[:, None]
+    samples, _ = prepare(stereo, rate, 16000)
+    assert samples.ndim == 1 and abs(len(samples) / 16000 - 1.0) < 0.03  # only the active second is kept
+    path = write_tone(tmp_path / "dog" / "0.wav", seconds=1.0, rate=rate, amplitude=0.9, channels=2)
+    bank = build_bank(f"folder:{tmp_path}", split=None, count=1, sample_rate=16000, progress=False)
+    sound = bank.sounds[0]
+    assert sound.sample_rate == 16000 and sound.samples.ndim == 1 and np.abs(sound.samples).max() <= 0.3 + 1e-6
+    assert sound.phrase == "a dog barking" and sound.origin == "folder:dog/0.wav"
+    del path
+
+
+def test_kind_is_decided_from_the_label_or_the_envelope():
+    steady, bursty = np.ones(300), np.r_[np.ones(20), np.zeros(280) + 1e-3]
+    assert decide_kind("rain", bursty, 0.3, None) == "continuous"
+    assert decide_kind("some_hum", steady, 3.0, None) == "continuous"
+    assert decide_kind("some_knock", bursty, 3.0, None) == "discrete"
+
+
+def test_selection_is_balanced_over_classes_with_a_warning_when_short(tmp_path, caplog):
+    for label in ("a", "b", "c"):
+        for i in range(4 if label != "c" else 1):
+            write_tone(tmp_path / label / f"{i}.wav", freq=300 + 50 * i)
+    bank = build_bank(f"folder:{tmp_path}", split=None, count=5, sample_rate=8000, progress=False)
+    counts = {label: len(sounds) for label, sounds in bank.by_label().items()}
+    assert counts == {"a": 2, "b": 2, "c": 1}
+    bank = build_bank(f"folder:{tmp_path}", split=None, count=50, sample_rate=8000, progress=False)
+    assert len(bank.sounds) == 9 and "only 9 recordings" in caplog.text
+
+
+def test_csv_manifest_with_crops(tmp_path):
+    write_tone(tmp_path / "audio" / "long.wav", seconds=4.0)
+    (tmp_path / "m.csv").write_text("path,label,start,end\naudio/long.wav,beep,1.0,2.5\naudio/long.wav,hum,,\n")
+    bank = build_bank(f"csv:{tmp_path / 'm.csv'}", split=None, count=2, sample_rate=8000, progress=False)
+    seconds = {s.label: s.seconds for s in bank.sounds}
+    assert abs(seconds["beep"] - 1.5) < 0.03 and abs(seconds["hum"] - 4.0) < 0.03
+    assert {s.label: s.kind for s in bank.sounds} == {"beep": "discrete", "hum": "continuous"}  # steady 4 s tone
+    with pytest.raises(SourceError, match="lacks the columns"):
+        (tmp_path / "bad.csv").write_text("file,class\n")
+        open_source(f"csv:{tmp_path / 'bad.csv'}")
+
+
+def test_unknown_source_and_missing_folders_are_clear_errors(tmp_path):
+    with pytest.raises(SourceError, match="unknown source"):
+        open_source("freesound:xyz")
+    for spec in (f"esc50:{tmp_path}", f"fsd50k:{tmp_path}", f"folder:{tmp_path / 'none'}", f"csv:{tmp_path / 'x.csv'}"):
+        with pytest.raises(SourceError):
+            open_source(spec)
+
+
+def test_fsd50k_keeps_single_leaf_clips_and_its_official_splits(tmp_path):
+    truth = tmp_path / "FSD50K.ground_truth"
+    truth.mkdir()
+    (truth / "dev.csv").write_text(
+        "fname,labels,mids,split\n1,\"Bark,Dog,Animal\",m,train\n2,\"Meow,Cat,Animal\",m,val\n"
+        "3,\"Bark,Dog,Animal,Meow,Cat\",m,train\n4,\"Dog,Animal\",m,train\n")
+    (truth / "eval.csv").write_text("fname,labels,mids\n5,\"Rain\",m\n")
+    for part, name in (("dev", 1), ("dev", 2), ("dev", 3), ("dev", 4), ("eval", 5)):
+        write_tone(tmp_path / f"FSD50K.{part}_audio" / f"{name}.wav")
+    found = {r.recording_id.split("/")[-1]: (r.label, r.split_of()) for r in open_source(f"fsd50k:{tmp_path}")}
+    assert found == {"1": ("Bark", "train"), "2": ("Meow", "validation"), "4": ("Dog", "train"), "5": ("Rain", "test")}
+
+
+def test_hf_source_reads_any_audio_dataset(tmp_path):
+    for label in ("bell", "horn"):
+        for i in range(2):
+            write_tone(tmp_path / "data" / label / f"{i}.wav", freq=500 + 100 * i)
+    recordings = open_source(f"hf:{tmp_path / 'data'}?split=train")
+    assert sorted(r.label for r in recordings) == ["bell", "bell", "horn", "horn"]
+    samples, rate = recordings[0].load()
+    assert rate == 8000 and len(samples) == 8000
+    with pytest.raises(SourceError, match="no column"):
+        open_source(f"hf:{tmp_path / 'data'}?label=category")
+
+
+def test_splits_draw_on_disjoint_recordings():
+    recordings = open_source("synthetic:?variants=20")
+    groups = {split: {r.group for r in recordings if r.split_of() == split} for split in ("train", "validation", "test")}
+    assert all(groups.values())
+    assert not (groups["train"] & groups["test"]) and not (groups["validation"] & groups["test"])
+
+
+@pytest.mark.esc50
+def test_esc50_subset_uses_folds_and_phrases(esc50):
+    recordings = open_source(f"esc50:{esc50}")
+    assert len(recordings) == 200 and {r.split_of() for r in recordings} == {"test"}
+    bank = build_bank(f"esc50:{esc50}", count=50, sample_rate=16000, progress=False)
+    assert len(bank.by_label()) == 50 and all(s.license.startswith("CC-BY-NC-3.0") for s in bank.sounds)
+    assert {s.phrase for s in bank.sounds if s.label == "dog"} == {"a dog barking"}
+    assert soundfile.info(str(esc50 / "audio" / recordings[0].origin.split(":")[1])).samplerate == 44100
