@@ -1,0 +1,465 @@
+"""The ReasonAudio metric as plain functions (numpy; torch tensors are reduced on their own device).
+
+Ties count by their exact expectation under random tie-breaking: a tie group of m items, r of them
+relevant, starting after a items, places its relevant items on a uniformly random r-subset of its m
+ranks. Every metric below is that expectation, in closed form (for MAP the formula of McSherry &
+Najork, ECIR 2008): constant scores give exactly the random baseline, and tie-free scores give the
+usual values (equal to trec_eval's).
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Mapping, Sequence
+
+import numpy as np
+
+DEPTH = 100             # corpus metrics look at the top 100 (MAP@100); nDCG, recall and hit at 10 or less
+GROUP_METRICS = ("accuracy", "mrr")
+_THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+CORPUS_METRICS = ("ndcg@10", "recall@1", "recall@5", "recall@10", "hit@10", "mrr", "map@100")
+
+
+# ---------------------------------------------------------------- inputs
+
+def _is_torch(x) -> bool:
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+def _column(table, name: str) -> list:
+    try:
+        return list(table[name])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"the table lacks the column {name!r}") from None
+
+
+def _check_matrix(similarity, rows: int, columns: int | None, what: str):
+    if similarity is None:
+        raise ValueError("similarity is required (a numpy array or torch tensor, one row per query)")
+    if not _is_torch(similarity):
+        similarity = np.asarray(similarity)
+        if similarity.dtype.kind not in "fiu":
+            raise ValueError(f"similarity must be numeric, got dtype {similarity.dtype}")
+    if similarity.ndim != 2 or similarity.shape[0] == 0 or similarity.shape[1] == 0:
+        raise ValueError(f"similarity must be a non-empty 2-D matrix, got shape {tuple(similarity.shape)}")
+    if similarity.shape[0] != rows or (columns is not None and similarity.shape[1] != columns):
+        raise ValueError(f"similarity has shape {tuple(similarity.shape)}, expected ({rows}, {columns or 'any'}): {what}")
+    finite = similarity.isfinite().all() if _is_torch(similarity) else np.isfinite(similarity).all()
+    if not bool(finite):
+        raise ValueError("similarity contains NaN or inf")
+    return similarity if _is_torch(similarity) or similarity.dtype.kind == "f" else similarity.astype(np.float64)
+
+
+def _ids(values, what: str) -> dict:
+    index = {}
+    for i, value in enumerate(values):
+        if value in index:
+            raise ValueError(f"duplicate {what} {value!r}")
+        index[value] = i
+    if not index:
+        raise ValueError(f"no {what}s given (empty input)")
+    return index
+
+
+# ---------------------------------------------------------------- closed forms
+
+def _prefix(values: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0.0], np.cumsum(values)])
+
+
+class _Tables:
+    """Prefix sums of 1/rank and of DCG discounts, grown on demand."""
+
+    def __init__(self):
+        self.size = 0
+        self.grow(1024)
+
+    def grow(self, n: int):
+        if n > self.size:
+            ranks = np.arange(1, n + 1, dtype=np.float64)
+            self.harmonic, self.discount = _prefix(1 / ranks), _prefix(1 / np.log2(ranks + 1))
+            self.size = n
+        return self
+
+
+_TABLES = _Tables()
+
+
+def expected_first_reciprocal_rank(a: np.ndarray, m: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """E[1/rank] of the first relevant item of a tie group (a items before it, m in it, r relevant)."""
+    a, m, r = (np.asarray(v, dtype=np.int64) for v in (a, m, r))
+    out = np.empty(a.shape, dtype=np.float64)
+    simple = (m == 1) | (r == m)
+    out[simple] = 1.0 / (a[simple] + 1)
+    single = ~simple & (r == 1)
+    h = _TABLES.grow(int((a + m).max(initial=1)) + 1).harmonic
+    out[single] = (h[(a + m)[single]] - h[a[single]]) / m[single]
+    rest = np.flatnonzero(~simple & ~single)
+    if len(rest):
+        triples, inverse = np.unique(np.stack([a[rest], m[rest], r[rest]]), axis=1, return_inverse=True)
+        values = np.array([_first_reciprocal_rank(*map(int, t)) for t in triples.T])
+        out[rest] = values[inverse.ravel()]
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _first_reciprocal_rank(a: int, m: int, r: int) -> float:
+    """sum over j of P(first relevant at a+j) / (a+j), with P = C(m-j, r-1) / C(m, r)."""
+    j = np.arange(1, m - r + 2)
+    ratios = np.r_[r / m, (m - j[:-1] - r + 1) / (m - j[:-1])]
+    return float(np.sum(np.cumprod(ratios) / (a + j)))
+
+
+def _within(a, m, k):
+    """How many of a tie group's ranks a+1..a+m are <= k."""
+    return np.clip(np.minimum(a + m, k) - a, 0, None)
+
+
+def _expected_dcg(a, m, k):
+    d = _TABLES.grow(int(np.max(a + m, initial=1)) + 1).discount
+    return (d[np.minimum(a + m, k)] - d[np.minimum(a, k)]) / m
+
+
+def _expected_precision_sum(a, m, r, before, depth):
+    """E[sum of precision at the ranks <= depth] of one relevant item of a tie group (McSherry & Najork)."""
+    h = _TABLES.grow(int(np.max(a + m, initial=1)) + 1).harmonic
+    spread = np.where(m > 1, (r - 1) / np.maximum(m - 1, 1), 0.0)   # share of the others ahead, per rank
+    length = _within(a, m, depth)
+    base = before + 1 - spread * (a + 1)
+    return (base * (h[a + length] - h[a]) + spread * length) / m
+
+
+def _hit_probability(a, m, r, k):
+    """P(some relevant item of a tie group lands in the top k)."""
+    t = _within(a, m, k)
+    miss = np.ones(a.shape)
+    for i in range(int(t.max(initial=0))):
+        active = i < t
+        miss[active] *= np.clip((m - r - i)[active], 0, None) / (m - i)[active]
+    return 1 - miss
+
+
+# ---------------------------------------------------------------- group mode
+
+def group_scores(similarity, positive_index: Sequence[int]) -> dict[str, np.ndarray]:
+    """Per-query accuracy (positive ranked first) and MRR within each query's own candidates."""
+    rows = similarity.shape[0]
+    if _is_torch(similarity):
+        import torch
+
+        index = torch.as_tensor(np.asarray(positive_index), device=similarity.device)
+        pos = similarity.gather(1, index[:, None])
+        a = (similarity > pos).sum(1).cpu().numpy()
+        m = (similarity == pos).sum(1).cpu().numpy()
+    else:
+        pos = similarity[np.arange(rows), np.asarray(positive_index)][:, None]
+        a, m = (similarity > pos).sum(1), (similarity == pos).sum(1)
+    h = _TABLES.grow(int(similarity.shape[1]) + 1).harmonic
+    return {"accuracy": (a == 0) / m, "mrr": (h[a + m] - h[a]) / m}
+
+
+def group_random(candidates: int, queries: int) -> dict[str, np.ndarray]:
+    h = _TABLES.grow(candidates + 1).harmonic
+    return {"accuracy": np.full(queries, 1 / candidates), "mrr": np.full(queries, h[candidates] / candidates)}
+
+
+# ---------------------------------------------------------------- corpus mode
+
+@dataclass
+class TieGroups:
+    """Per relevant item ranked within DEPTH: its query, a (items strictly above), m (tie size), r
+    (relevant items in its tie group), before (relevant items above it), whether it leads its group."""
+
+    query: np.ndarray
+    a: np.ndarray
+    m: np.ndarray
+    r: np.ndarray
+    before: np.ndarray
+    leader: np.ndarray
+    first: tuple[np.ndarray, np.ndarray, np.ndarray]   # per query: a, m, r of its best relevant item's group
+
+
+def _counts_by_group(query, score):
+    """Per item: r (relevant items sharing its score), before (relevant items scoring higher) and
+    whether it leads its tie group (so that per-group quantities are counted once)."""
+    if len(query) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
+    order = np.lexsort((-score, query))
+    q, s = query[order], score[order]
+    new_query = np.r_[True, q[1:] != q[:-1]]
+    new_group = new_query | np.r_[True, s[1:] != s[:-1]]
+    group_id = np.cumsum(new_group) - 1
+    group_start = np.flatnonzero(new_group)
+    query_start = np.flatnonzero(new_query)
+    size = np.bincount(group_id)
+    r, before, leader = np.empty(len(q), np.int64), np.empty(len(q), np.int64), np.empty(len(q), bool)
+    r[order] = size[group_id]
+    before[order] = group_start[group_id] - query_start[np.cumsum(new_query) - 1]
+    leader[order] = new_group
+    return r, before, leader
+
+
+def _top_numpy(similarity: np.ndarray, exc_query, exc_clip, k: int):
+    """(scratch copy, top-k scores sorted descending, count of the k-th score) per row; numpy's sorting
+    releases the GIL, so row blocks run on all cores."""
+    work = np.empty_like(similarity)
+    top = np.empty((similarity.shape[0], k), dtype=similarity.dtype)
+    n_tau = np.empty(similarity.shape[0], dtype=np.int64)
+    excluded = np.zeros(similarity.shape[0] + 1, dtype=np.int64)
+    order = np.argsort(exc_query, kind="stable")
+    exc_query, exc_clip = np.asarray(exc_query)[order], np.asarray(exc_clip)[order]
+    excluded[1:] = np.cumsum(np.bincount(exc_query, minlength=similarity.shape[0]))
+
+    def block(rows: slice):
+        work[rows] = similarity[rows]
+        span = slice(excluded[rows.start], excluded[rows.stop])
+        work[exc_query[span], exc_clip[span]] = -np.inf
+        work[rows].partition(work.shape[1] - k, axis=1)
+        top[rows] = np.sort(work[rows, work.shape[1] - k:], axis=1)[:, ::-1]
+        n_tau[rows] = (work[rows] == top[rows, -1:]).sum(1)
+
+    bounds = np.linspace(0, similarity.shape[0], _THREADS + 1).astype(int)
+    with ThreadPoolExecutor(_THREADS) as pool:
+        list(pool.map(block, [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]))
+    return work, top, n_tau
+
+
+def rank_relevant(similarity, rel_query, rel_clip, exc_query, exc_clip, queries: int, depth: int = DEPTH) -> TieGroups:
+    """Locate every relevant item in the top `depth` (excluded pairs dropped first), on the matrix's device."""
+    torch_input = _is_torch(similarity)
+    if torch_input:
+        import torch
+
+        work = similarity.clone()
+        dev = work.device
+        if len(exc_query):
+            work[torch.as_tensor(exc_query, device=dev), torch.as_tensor(exc_clip, device=dev)] = -float("inf")
+        rq, rc = torch.as_tensor(rel_query, device=dev), torch.as_tensor(rel_clip, device=dev)
+        score = work[rq, rc]
+        k = min(depth, work.shape[1])
+        top = torch.topk(work, k, dim=1).values
+        tau = top[:, -1]
+        n_tau = (work == tau[:, None]).sum(1)
+    else:
+        rq = rel_query
+        k = min(depth, similarity.shape[1])
+        work, top, n_tau = _top_numpy(similarity, exc_query, exc_clip, k)
+        score = similarity[rel_query, rel_clip]
+        tau = top[:, -1]
+    inside = score >= tau[rq]
+    q_in, s_in = rq[inside], score[inside]
+    rows = top[q_in]
+    a = (rows > s_in[:, None]).sum(1)
+    m = (rows == s_in[:, None]).sum(1)
+    m = np.where(_np(s_in > tau[q_in]), _np(m), _np(n_tau[q_in]))
+    a, q_np, s_np = _np(a), _np(q_in), _np(s_in).astype(np.float64)
+    r, before, leader = _counts_by_group(q_np, s_np)
+
+    # the best relevant item of each query, for MRR, wherever it ranks
+    all_scores = _np(score).astype(np.float64)
+    best = np.full(queries, -np.inf)
+    np.maximum.at(best, np.asarray(rel_query), all_scores)
+    r_best = np.zeros(queries, np.int64)
+    np.add.at(r_best, np.asarray(rel_query), all_scores == best[np.asarray(rel_query)])
+    first_a, first_m = np.zeros(queries, np.int64), np.ones(queries, np.int64)
+    if len(q_np):
+        is_best = s_np == best[q_np]
+        first_a[q_np[is_best]], first_m[q_np[is_best]] = a[is_best], m[is_best]
+    deep = np.flatnonzero(best < _np(tau).astype(np.float64))
+    if len(deep):
+        if torch_input:
+            b = torch.as_tensor(best[deep], device=dev, dtype=work.dtype)[:, None]
+            rows_deep = work[torch.as_tensor(deep, device=dev)]
+        else:
+            b, rows_deep = best[deep].astype(work.dtype)[:, None], work[deep]
+        first_a[deep], first_m[deep] = _np((rows_deep > b).sum(1)), _np((rows_deep == b).sum(1))
+    return TieGroups(q_np, a.astype(np.int64), m.astype(np.int64), r, before, leader, (first_a, first_m, r_best))
+
+
+def _np(x) -> np.ndarray:
+    return x.cpu().numpy() if _is_torch(x) else np.asarray(x)
+
+
+def corpus_metrics(groups: TieGroups, relevant_count: np.ndarray, depth: int = DEPTH) -> dict[str, np.ndarray]:
+    """Per-query expected corpus metrics from the located relevant items."""
+    q, a, m, r = groups.query, groups.a, groups.m, groups.r
+    queries = len(relevant_count)
+
+    def per_query(values):
+        return np.bincount(q, weights=values, minlength=queries)
+
+    out = {}
+    ideal = _TABLES.grow(depth + 1).discount[np.minimum(relevant_count, 10)]
+    out["ndcg@10"] = per_query(_expected_dcg(a, m, 10)) / ideal
+    for k in (1, 5, 10):
+        out[f"recall@{k}"] = per_query(_within(a, m, k) / m) / relevant_count
+    # hit@10: each tie group holding relevant items misses independently; count each group once
+    group = groups.leader
+    miss = np.ones(queries)
+    np.multiply.at(miss, q[group], 1 - _hit_probability(a[group], m[group], r[group], 10))
+    out["hit@10"] = 1 - miss
+    out["mrr"] = expected_first_reciprocal_rank(*groups.first)
+    out["map@100"] = per_query(_expected_precision_sum(a, m, r, groups.before, depth)) / relevant_count
+    return out
+
+
+def corpus_random(relevant_count: np.ndarray, pool_size: np.ndarray, depth: int = DEPTH) -> dict[str, np.ndarray]:
+    """The corpus metrics of constant scores: each query's non-excluded clips form one tie group."""
+    r, m = relevant_count.astype(np.int64), pool_size.astype(np.int64)
+    query = np.repeat(np.arange(len(r)), r)
+    first = np.r_[True, query[1:] != query[:-1]]
+    groups = TieGroups(query, np.zeros(len(query), np.int64), m[query], r[query], np.zeros(len(query), np.int64),
+                       first, (np.zeros(len(r), np.int64), m, r))
+    return corpus_metrics(groups, relevant_count, depth)
+
+
+# ---------------------------------------------------------------- summaries
+
+def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamples: int, seed: int,
+                        confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float]]]:
+    """Percentile intervals of each task mean and of the macro average, resampling queries within tasks."""
+    rng = np.random.default_rng(seed)
+    names = sorted(set(tasks.tolist()))
+    members = {t: np.flatnonzero(tasks == t) for t in names}
+    draws = {t: members[t][rng.integers(0, len(members[t]), (resamples, len(members[t])))] for t in names}
+    low, high = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
+    out: dict[str, dict] = {t: {} for t in names + ["average"]}
+    for metric, per_query in values.items():
+        means = {t: per_query[draws[t]].mean(axis=1) for t in names}
+        means["average"] = np.mean([means[t] for t in names], axis=0)
+        for t, m in means.items():
+            out[t][metric] = tuple(float(x) for x in np.percentile(m, [low, high]))
+    return out
+
+
+def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarray], tasks: np.ndarray,
+                    resamples: int, seed: int) -> dict[str, dict[str, float]]:
+    """Two-sided paired randomization test (sign flips of per-query differences), per task and average."""
+    rng = np.random.default_rng(seed)
+    names = sorted(set(tasks.tolist()))
+    members = {t: np.flatnonzero(tasks == t) for t in names}
+    out: dict[str, dict] = {t: {} for t in names + ["average"]}
+    for metric in values:
+        diff = values[metric] - baseline[metric]
+        signs = rng.choice([-1.0, 1.0], size=(resamples, len(diff)))
+        observed = {t: diff[members[t]].mean() for t in names}
+        flipped = {t: (signs[:, members[t]] * diff[members[t]]).mean(axis=1) for t in names}
+        observed["average"] = np.mean([observed[t] for t in names])
+        flipped["average"] = np.mean([flipped[t] for t in names], axis=0)
+        for t in out:
+            extreme = np.sum(np.abs(flipped[t]) >= abs(observed[t]) - 1e-12)
+            out[t][metric] = float((1 + extreme) / (1 + resamples))
+    return out
+
+
+def _by_task(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
+    names = sorted(set(tasks.tolist()))
+    out = {t: {m: float(v[tasks == t].mean()) for m, v in values.items()} for t in names}
+    out["average"] = {m: float(np.mean([out[t][m] for t in names])) for m in values}
+    return out
+
+
+def _group_inputs(queries, similarity):
+    query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
+    candidates, positives = _column(queries, "candidates"), _column(queries, "positive")
+    _ids(query_ids, "query_id")
+    similarity = _check_matrix(similarity, len(query_ids), None, "one row per query, one column per candidate")
+    width = similarity.shape[1]
+    positive_index = []
+    for query_id, group, positive in zip(query_ids, candidates, positives):
+        group = list(group)
+        if len(group) != width:
+            raise ValueError(f"query {query_id!r} has {len(group)} candidates but similarity has {width} columns")
+        if positive not in group:
+            raise ValueError(f"query {query_id!r}: its positive {positive!r} is not among its candidates")
+        positive_index.append(group.index(positive))
+    return query_ids, np.asarray(tasks), similarity, positive_index
+
+
+def _arrow_column(table, name: str):
+    """A column as a pyarrow array without a trip through Python objects when the table is Arrow-backed."""
+    import pyarrow as pa
+
+    data = getattr(table, "data", None)  # datasets.Dataset keeps a pyarrow table here
+    if data is not None and hasattr(data, "column") and name in getattr(data, "column_names", ()):
+        return data.column(name)
+    return pa.array(_column(table, name))
+
+
+def _positions(values, index: list, what: str) -> np.ndarray:
+    """Position of each value in `index`; unknown values are an error naming the first few."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    found = pc.index_in(values, value_set=pa.array(index))
+    if found.null_count:
+        unknown = pc.filter(values, pc.is_null(found)).to_pylist()[:3]
+        raise ValueError(f"qrels name {found.null_count} unknown {what}(s), e.g. {unknown}")
+    return found.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _corpus_inputs(queries, similarity, corpus_ids, qrels):
+    query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
+    _ids(query_ids, "query_id")
+    _ids(list(corpus_ids), "corpus id")
+    similarity = _check_matrix(similarity, len(query_ids), len(corpus_ids),
+                               "one row per query, one column per corpus id")
+    value = _arrow_column(qrels, "score").to_numpy(zero_copy_only=False) if len(_arrow_column(qrels, "score")) else np.zeros(0)
+    bad = set(np.unique(value).tolist()) - {1, -1}
+    if bad:
+        raise ValueError(f"qrels scores must be 1 (relevant) or -1 (excluded), got {sorted(bad)[:3]}")
+    query = _positions(_arrow_column(qrels, "query_id"), list(query_ids), "query")
+    clip = _positions(_arrow_column(qrels, "clip_id"), list(corpus_ids), "clip")
+    if len(query) and np.any(np.diff(np.sort(query * len(corpus_ids) + clip)) == 0):
+        raise ValueError("qrels list a (query_id, clip_id) pair twice")
+    relevant, excluded = value == 1, value == -1
+    relevant_count = np.bincount(query[relevant], minlength=len(query_ids))
+    if (relevant_count == 0).any():
+        missing = [query_ids[i] for i in np.flatnonzero(relevant_count == 0)[:3]]
+        raise ValueError(f"{int((relevant_count == 0).sum())} queries have no relevant clip in qrels, e.g. {missing}")
+    pool_size = len(corpus_ids) - np.bincount(query[excluded], minlength=len(query_ids))
+    pairs = (query[relevant], clip[relevant], query[excluded], clip[excluded])
+    return query_ids, np.asarray(tasks), similarity, pairs, relevant_count, pool_size
+
+
+def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None, qrels: Mapping | None = None,
+          baseline_similarity=None, bootstrap: int = 1000, seed: int = 0, per_query: bool = False,
+          confidence: float = 0.95) -> dict:
+    """Score a similarity matrix: group mode without `corpus_ids`/`qrels`, corpus mode with both.
+
+    Returns {task: {metric: value}, "average": {...}, "random": {...}, "intervals": {task: {metric:
+    (low, high)}}, "num_queries": {task: n}} plus "p_values" with `baseline_similarity` and
+    "per_query" ({metric: [value per query]}, with "query_id") when asked.
+    """
+    if (corpus_ids is None) != (qrels is None):
+        raise ValueError("corpus mode needs both corpus_ids and qrels; group mode needs neither")
+    if corpus_ids is None:
+        query_ids, tasks, similarity, positive_index = _group_inputs(queries, similarity)
+
+        def evaluate_matrix(matrix):
+            return group_scores(matrix, positive_index)
+
+        random = group_random(similarity.shape[1], len(query_ids))
+    else:
+        query_ids, tasks, similarity, pairs, relevant_count, pool_size = _corpus_inputs(
+            queries, similarity, corpus_ids, qrels)
+
+        def evaluate_matrix(matrix):
+            return corpus_metrics(rank_relevant(matrix, *pairs, len(query_ids)), relevant_count)
+
+        random = corpus_random(relevant_count, pool_size)
+    values = evaluate_matrix(similarity)
+    result = _by_task(values, tasks)
+    result["random"] = _by_task(random, tasks)
+    result["num_queries"] = {t: int(np.sum(tasks == t)) for t in sorted(set(tasks.tolist()))}
+    if bootstrap:
+        result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)
+    if baseline_similarity is not None:
+        baseline_similarity = _check_matrix(baseline_similarity, *similarity.shape, "the same shape as similarity")
+        result["p_values"] = paired_p_values(values, evaluate_matrix(baseline_similarity), tasks,
+                                             max(bootstrap, 1000), seed)
+    if per_query:
+        result["per_query"] = {"query_id": list(query_ids), **{m: v.tolist() for m, v in values.items()}}
+    return result
