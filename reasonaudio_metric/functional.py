@@ -28,14 +28,26 @@ def _is_torch(x) -> bool:
     return type(x).__module__.split(".")[0] == "torch"
 
 
-def _column(table, name: str) -> list:
+def _arrow_column(table, name: str):
+    """A column as a pyarrow array; a datasets.Dataset gives its Arrow column (honouring select/filter)
+    without a trip through Python objects."""
+    import pyarrow as pa
+
+    if hasattr(table, "with_format") and hasattr(table, "column_names"):
+        if name not in table.column_names:
+            raise ValueError(f"the table lacks the column {name!r}")
+        return table.with_format("arrow")[name]
     try:
-        return list(table[name])
-    except (KeyError, TypeError, ValueError):
+        return pa.array(list(table[name]))
+    except (KeyError, TypeError, IndexError):
         raise ValueError(f"the table lacks the column {name!r}") from None
 
 
-def _check_matrix(similarity, rows: int, columns: int | None, what: str):
+def _column(table, name: str) -> list:
+    return _arrow_column(table, name).to_pylist()
+
+
+def _check_matrix(similarity, rows: int, columns: int | None, what: str, finite: bool = True):
     if similarity is None:
         raise ValueError("similarity is required (a numpy array or torch tensor, one row per query)")
     if not _is_torch(similarity):
@@ -46,8 +58,7 @@ def _check_matrix(similarity, rows: int, columns: int | None, what: str):
         raise ValueError(f"similarity must be a non-empty 2-D matrix, got shape {tuple(similarity.shape)}")
     if similarity.shape[0] != rows or (columns is not None and similarity.shape[1] != columns):
         raise ValueError(f"similarity has shape {tuple(similarity.shape)}, expected ({rows}, {columns or 'any'}): {what}")
-    finite = similarity.isfinite().all() if _is_torch(similarity) else np.isfinite(similarity).all()
-    if not bool(finite):
+    if finite and not bool(similarity.isfinite().all() if _is_torch(similarity) else np.isfinite(similarity).all()):
         raise ValueError("similarity contains NaN or inf")
     return similarity if _is_torch(similarity) or similarity.dtype.kind == "f" else similarity.astype(np.float64)
 
@@ -201,81 +212,84 @@ def _counts_by_group(query, score):
     return r, before, leader
 
 
-def _top_numpy(similarity: np.ndarray, exc_query, exc_clip, k: int):
-    """(scratch copy, top-k scores sorted descending, count of the k-th score) per row; numpy's sorting
-    releases the GIL, so row blocks run on all cores."""
-    work = np.empty_like(similarity)
-    top = np.empty((similarity.shape[0], k), dtype=similarity.dtype)
-    n_tau = np.empty(similarity.shape[0], dtype=np.int64)
-    excluded = np.zeros(similarity.shape[0] + 1, dtype=np.int64)
-    order = np.argsort(exc_query, kind="stable")
-    exc_query, exc_clip = np.asarray(exc_query)[order], np.asarray(exc_clip)[order]
-    excluded[1:] = np.cumsum(np.bincount(exc_query, minlength=similarity.shape[0]))
+def _top_numpy(similarity: np.ndarray, exc_query, exc_clip, k: int, best: np.ndarray, rel_query, score):
+    """Per row: the top k scores (descending); how often the k-th occurs (only where a relevant item
+    scores exactly that); how many scores are above and equal to `best`. Excluded pairs count as -inf.
+    Also checks that every score is finite. numpy's partition and comparisons release the GIL, so
+    row blocks run on all cores."""
+    rows_total, width = similarity.shape
+    top = np.empty((rows_total, k), dtype=similarity.dtype)
+    n_tau, above, equal = (np.zeros(rows_total, dtype=np.int64) for _ in range(3))
+    lowest = np.empty(rows_total, dtype=similarity.dtype)
+    excluded = np.r_[0, np.cumsum(np.bincount(exc_query, minlength=rows_total))]
+    relevant = np.r_[0, np.cumsum(np.bincount(rel_query, minlength=rows_total))]
+    best = best.astype(similarity.dtype)[:, None]
 
     def block(rows: slice):
-        work[rows] = similarity[rows]
+        work = similarity[rows].copy()
+        lowest[rows] = work.min(axis=1)     # -inf in the input; NaN and +inf surface in the top k
         span = slice(excluded[rows.start], excluded[rows.stop])
-        work[exc_query[span], exc_clip[span]] = -np.inf
-        work[rows].partition(work.shape[1] - k, axis=1)
-        top[rows] = np.sort(work[rows, work.shape[1] - k:], axis=1)[:, ::-1]
-        n_tau[rows] = (work[rows] == top[rows, -1:]).sum(1)
+        work[exc_query[span] - rows.start, exc_clip[span]] = -np.inf
+        above[rows] = np.count_nonzero(work > best[rows], axis=1)
+        equal[rows] = np.count_nonzero(work == best[rows], axis=1)
+        work.partition(width - k, axis=1)
+        top[rows] = np.sort(work[:, width - k:], axis=1)[:, ::-1]
+        span = slice(relevant[rows.start], relevant[rows.stop])
+        at_tau = np.unique(rel_query[span][score[span] == top[rel_query[span], -1]])
+        n_tau[at_tau] = np.count_nonzero(work[at_tau - rows.start] == top[at_tau, -1:], axis=1)
 
-    bounds = np.linspace(0, similarity.shape[0], _THREADS + 1).astype(int)
+    bounds = np.linspace(0, rows_total, _THREADS + 1).astype(int)
     with ThreadPoolExecutor(_THREADS) as pool:
-        list(pool.map(block, [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]))
-    return work, top, n_tau
+        list(pool.map(block, [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]))
+    if not (np.isfinite(top[:, 0]).all() and np.isfinite(lowest).all()):
+        raise ValueError("similarity contains NaN or inf")
+    return top, n_tau, above, equal
+
+
+def _top_torch(similarity, exc_query, exc_clip, k: int, best: np.ndarray, rel_query=None, score=None):
+    """The same reductions as `_top_numpy`, on the tensor's own device; only per-query results leave it."""
+    import torch
+
+    device = similarity.device
+    work = similarity.clone()
+    if len(exc_query):
+        work[torch.as_tensor(exc_query, device=device), torch.as_tensor(exc_clip, device=device)] = -float("inf")
+    b = torch.as_tensor(best, device=device, dtype=work.dtype)[:, None]
+    above, equal = (work > b).sum(1), (work == b).sum(1)
+    top = torch.topk(work, k, dim=1).values
+    n_tau = (work == top[:, -1:]).sum(1)
+    return tuple(_np(x) for x in (top, n_tau, above, equal))
+
+
+def _segments(query: np.ndarray, queries: int) -> np.ndarray:
+    """Start of each query's run in `query` (sorted), for reduceat."""
+    return np.searchsorted(query, np.arange(queries))
 
 
 def rank_relevant(similarity, rel_query, rel_clip, exc_query, exc_clip, queries: int, depth: int = DEPTH) -> TieGroups:
-    """Locate every relevant item in the top `depth` (excluded pairs dropped first), on the matrix's device."""
-    torch_input = _is_torch(similarity)
-    if torch_input:
+    """Locate every relevant item ranked within `depth` (excluded pairs dropped first), and each query's
+    best relevant item wherever it ranks. Pairs arrive sorted by query; each query has a relevant one."""
+    k = min(depth, similarity.shape[1])
+    if _is_torch(similarity):
         import torch
 
-        work = similarity.clone()
-        dev = work.device
-        if len(exc_query):
-            work[torch.as_tensor(exc_query, device=dev), torch.as_tensor(exc_clip, device=dev)] = -float("inf")
-        rq, rc = torch.as_tensor(rel_query, device=dev), torch.as_tensor(rel_clip, device=dev)
-        score = work[rq, rc]
-        k = min(depth, work.shape[1])
-        top = torch.topk(work, k, dim=1).values
-        tau = top[:, -1]
-        n_tau = (work == tau[:, None]).sum(1)
+        index = torch.as_tensor(rel_query, device=similarity.device), torch.as_tensor(rel_clip, device=similarity.device)
+        score = _np(similarity[index])
     else:
-        rq = rel_query
-        k = min(depth, similarity.shape[1])
-        work, top, n_tau = _top_numpy(similarity, exc_query, exc_clip, k)
         score = similarity[rel_query, rel_clip]
-        tau = top[:, -1]
-    inside = score >= tau[rq]
-    q_in, s_in = rq[inside], score[inside]
+    starts = _segments(rel_query, queries)
+    best = np.maximum.reduceat(score, starts)
+    r_best = np.add.reduceat((score == best[rel_query]).astype(np.int64), starts)
+    top, n_tau, first_a, first_m = (_top_torch if _is_torch(similarity) else _top_numpy)(
+        similarity, exc_query, exc_clip, k, best, rel_query, score)
+    tau = top[:, -1]
+    inside = score >= tau[rel_query]
+    q_in, s_in = rel_query[inside], score[inside]
     rows = top[q_in]
-    a = (rows > s_in[:, None]).sum(1)
-    m = (rows == s_in[:, None]).sum(1)
-    m = np.where(_np(s_in > tau[q_in]), _np(m), _np(n_tau[q_in]))
-    a, q_np, s_np = _np(a), _np(q_in), _np(s_in).astype(np.float64)
-    r, before, leader = _counts_by_group(q_np, s_np)
-
-    # the best relevant item of each query, for MRR, wherever it ranks
-    all_scores = _np(score).astype(np.float64)
-    best = np.full(queries, -np.inf)
-    np.maximum.at(best, np.asarray(rel_query), all_scores)
-    r_best = np.zeros(queries, np.int64)
-    np.add.at(r_best, np.asarray(rel_query), all_scores == best[np.asarray(rel_query)])
-    first_a, first_m = np.zeros(queries, np.int64), np.ones(queries, np.int64)
-    if len(q_np):
-        is_best = s_np == best[q_np]
-        first_a[q_np[is_best]], first_m[q_np[is_best]] = a[is_best], m[is_best]
-    deep = np.flatnonzero(best < _np(tau).astype(np.float64))
-    if len(deep):
-        if torch_input:
-            b = torch.as_tensor(best[deep], device=dev, dtype=work.dtype)[:, None]
-            rows_deep = work[torch.as_tensor(deep, device=dev)]
-        else:
-            b, rows_deep = best[deep].astype(work.dtype)[:, None], work[deep]
-        first_a[deep], first_m[deep] = _np((rows_deep > b).sum(1)), _np((rows_deep == b).sum(1))
-    return TieGroups(q_np, a.astype(np.int64), m.astype(np.int64), r, before, leader, (first_a, first_m, r_best))
+    a = np.count_nonzero(rows > s_in[:, None], axis=1)
+    m = np.where(s_in > tau[q_in], np.count_nonzero(rows == s_in[:, None], axis=1), n_tau[q_in])
+    r, before, leader = _counts_by_group(q_in, s_in)
+    return TieGroups(q_in, a.astype(np.int64), m.astype(np.int64), r, before, leader, (first_a, first_m, r_best))
 
 
 def _np(x) -> np.ndarray:
@@ -378,16 +392,6 @@ def _group_inputs(queries, similarity):
     return query_ids, np.asarray(tasks), similarity, positive_index
 
 
-def _arrow_column(table, name: str):
-    """A column as a pyarrow array without a trip through Python objects when the table is Arrow-backed."""
-    import pyarrow as pa
-
-    data = getattr(table, "data", None)  # datasets.Dataset keeps a pyarrow table here
-    if data is not None and hasattr(data, "column") and name in getattr(data, "column_names", ()):
-        return data.column(name)
-    return pa.array(_column(table, name))
-
-
 def _positions(values, index: list, what: str) -> np.ndarray:
     """Position of each value in `index`; unknown values are an error naming the first few."""
     import pyarrow as pa
@@ -400,13 +404,42 @@ def _positions(values, index: list, what: str) -> np.ndarray:
     return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _corpus_inputs(queries, similarity, corpus_ids, qrels):
+@dataclass(frozen=True)
+class CorpusTables:
+    """The queries, corpus ids and qrels parsed for ranking: what stays the same from model to model."""
+
+    query_ids: list
+    tasks: np.ndarray
+    pairs: tuple            # relevant (query, clip) and excluded (query, clip) positions, sorted by query
+    relevant_count: np.ndarray
+    random: dict            # the corpus metrics of constant scores, per query
+
+
+def _fingerprint(table):
+    """datasets.Dataset content fingerprint (None for plain dicts, which are never cached)."""
+    return getattr(table, "_fingerprint", None)
+
+
+_PARSED: dict = {}
+
+
+def parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
+    """Parse and check the tables; the result is reused while the same Datasets come back (eval loops)."""
+    key = (_fingerprint(queries), _fingerprint(qrels), hash(tuple(corpus_ids)))
+    if None not in key and key in _PARSED:
+        return _PARSED[key]
+    parsed = _parse_corpus_tables(queries, corpus_ids, qrels)
+    if None not in key:
+        _PARSED.clear()  # keep one: a benchmark is scored many times, rarely several at once
+        _PARSED[key] = parsed
+    return parsed
+
+
+def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
     query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
     _ids(query_ids, "query_id")
     _ids(list(corpus_ids), "corpus id")
-    similarity = _check_matrix(similarity, len(query_ids), len(corpus_ids),
-                               "one row per query, one column per corpus id")
-    value = _arrow_column(qrels, "score").to_numpy(zero_copy_only=False) if len(_arrow_column(qrels, "score")) else np.zeros(0)
+    value = np.asarray(_arrow_column(qrels, "score").to_numpy(zero_copy_only=False))
     bad = set(np.unique(value).tolist()) - {1, -1}
     if bad:
         raise ValueError(f"qrels scores must be 1 (relevant) or -1 (excluded), got {sorted(bad)[:3]}")
@@ -420,8 +453,10 @@ def _corpus_inputs(queries, similarity, corpus_ids, qrels):
         missing = [query_ids[i] for i in np.flatnonzero(relevant_count == 0)[:3]]
         raise ValueError(f"{int((relevant_count == 0).sum())} queries have no relevant clip in qrels, e.g. {missing}")
     pool_size = len(corpus_ids) - np.bincount(query[excluded], minlength=len(query_ids))
+    by_query = np.argsort(query, kind="stable")
+    query, clip, relevant, excluded = query[by_query], clip[by_query], relevant[by_query], excluded[by_query]
     pairs = (query[relevant], clip[relevant], query[excluded], clip[excluded])
-    return query_ids, np.asarray(tasks), similarity, pairs, relevant_count, pool_size
+    return CorpusTables(query_ids, np.asarray(tasks), pairs, relevant_count, corpus_random(relevant_count, pool_size))
 
 
 def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None, qrels: Mapping | None = None,
@@ -443,13 +478,14 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
 
         random = group_random(similarity.shape[1], len(query_ids))
     else:
-        query_ids, tasks, similarity, pairs, relevant_count, pool_size = _corpus_inputs(
-            queries, similarity, corpus_ids, qrels)
+        tables = parse_corpus_tables(queries, corpus_ids, qrels)
+        query_ids, tasks, random = tables.query_ids, tables.tasks, tables.random
+        similarity = _check_matrix(similarity, len(query_ids), len(corpus_ids),  # ranking checks finiteness
+                                   "one row per query, one column per corpus id", finite=_is_torch(similarity))
 
         def evaluate_matrix(matrix):
-            return corpus_metrics(rank_relevant(matrix, *pairs, len(query_ids)), relevant_count)
+            return corpus_metrics(rank_relevant(matrix, *tables.pairs, len(query_ids)), tables.relevant_count)
 
-        random = corpus_random(relevant_count, pool_size)
     values = evaluate_matrix(similarity)
     result = _by_task(values, tasks)
     result["random"] = _by_task(random, tasks)
@@ -457,7 +493,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     if bootstrap:
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)
     if baseline_similarity is not None:
-        baseline_similarity = _check_matrix(baseline_similarity, *similarity.shape, "the same shape as similarity")
+        baseline_similarity = _check_matrix(baseline_similarity, *similarity.shape, "the same shape as similarity",
+                                            finite=corpus_ids is None or _is_torch(baseline_similarity))
         result["p_values"] = paired_p_values(values, evaluate_matrix(baseline_similarity), tasks,
                                              max(bootstrap, 1000), seed)
     if per_query:

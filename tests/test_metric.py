@@ -88,6 +88,16 @@ def test_ties_count_by_their_exact_expectation_in_corpus_mode():
         np.testing.assert_allclose(exact["per_query"][metric], values, atol=1e-9, err_msg=metric)
 
 
+def test_ties_at_the_depth_boundary_match_random_tie_breaking():
+    """Integer scores over more clips than the depth of 100: ties straddle every cut-off."""
+    similarity, queries, clip_ids, qrels = corpus_case(11, queries=10, clips=130, ties=True)
+    exact = score(similarity, queries, clip_ids, qrels, bootstrap=0, per_query=True)["per_query"]
+    rng = np.random.default_rng(0)
+    sampled = _tie_broken_average(similarity, queries, clip_ids, qrels, [rng.permutation(130) for _ in range(600)])
+    for metric, values in sampled.items():
+        assert np.mean(exact[metric]) == pytest.approx(np.mean(values), abs=0.01), metric
+
+
 def test_ties_count_by_their_exact_expectation_in_group_mode():
     queries = {"query_id": ["a", "b"], "task": ["order", "mix"], "candidates": [list("vwxyz"), list("VWXYZ")],
                "positive": ["x", "V"]}
