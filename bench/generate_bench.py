@@ -1,0 +1,115 @@
+"""Generator speed and memory, as ratios against targets and an anchor measured in the same run.
+
+    python bench/generate_bench.py [--esc50 ../shared/data/esc50-subset] [--scaper-clips 100]
+
+1. The full default split (1,000 queries, 10,000 x 10 s clips at 44.1 kHz) from the ESC-50 subset
+   with --workers 2: wall time against the 120 s target and peak RSS of the whole process tree
+   against the 2 GB target.
+2. With one worker, the whole-run cost per clip (sound bank, planning, qrels, rendering, FLAC,
+   Parquet) against Scaper 1.6.5 rendering comparable soundscapes (10 s, 44.1 kHz, 3 events +
+   background) in the same run; target: at least 6x cheaper. Scaper lives in its own virtual
+   environment (bench/.scaper-venv, made on first use; it needs the `sox` program).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_ESC50 = HERE.parents[1] / "shared" / "data" / "esc50-subset"
+SCAPER_VENV = HERE / ".scaper-venv"
+REASONAUDIO = [sys.executable, "-m", "generation"]
+
+
+def tree_rss(pid: int) -> int:
+    """Resident memory of a process and all its descendants, in bytes (Linux /proc)."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/status") as handle:
+                total += next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
+            with open(f"/proc/{current}/task/{current}/children") as handle:
+                stack += [int(child) for child in handle.read().split()]
+        except (FileNotFoundError, StopIteration, ProcessLookupError):
+            continue
+    return total
+
+
+def run_measured(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak process-tree RSS of a command."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    peak = 0
+
+    def sample():
+        nonlocal peak
+        while process.poll() is None:
+            peak = max(peak, tree_rss(process.pid))
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    code = process.wait()
+    sampler.join()
+    if code:
+        raise SystemExit(f"{' '.join(command)} failed with exit code {code}")
+    return time.perf_counter() - start, peak
+
+
+def scaper_seconds_per_clip(esc50: Path, clips: int) -> float | None:
+    if shutil.which("sox") is None:
+        print("  Scaper needs the sox program (apt-get install sox); skipping the Scaper anchor")
+        return None
+    python = SCAPER_VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(SCAPER_VENV)], check=True)
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        subprocess.run(pip + ["--no-deps", "scaper==1.6.5"], check=True)
+        subprocess.run(pip + ["jams", "sox==1.4.0", "pyloudnorm", "soundfile", "scipy", "numpy<2"], check=True)
+    result = subprocess.run([str(python), "-W", "ignore", str(HERE / "scaper_worker.py"), str(esc50), str(clips)],
+                            check=True, capture_output=True, text=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])["seconds_per_clip"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--esc50", type=Path, default=DEFAULT_ESC50)
+    parser.add_argument("--scaper-clips", type=int, default=100)
+    parser.add_argument("--single-worker-queries", type=int, default=40,
+                        help="queries per task of the one-worker run (x5 tasks x10 clips)")
+    parser.add_argument("--skip-full", action="store_true", help="only the per-clip comparison")
+    args = parser.parse_args()
+    if not (args.esc50 / "meta" / "esc50.csv").is_file():
+        raise SystemExit(f"no ESC-50 folder at {args.esc50}")
+    source = f"esc50:{args.esc50}"
+    with tempfile.TemporaryDirectory() as tmp:
+        if not args.skip_full:
+            wall, rss = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/full",
+                                                    "--workers", "2", "--quiet"])
+            print("full default split (1,000 queries, 10,000 clips of 10 s at 44.1 kHz), --workers 2:")
+            print(f"  wall {wall:6.1f} s   ratio to the 120 s target {wall / 120:5.2f} (<= 1 passes)")
+            print(f"  peak RSS {rss / 2**30:5.2f} GiB   ratio to the 2 GB target {rss / 2e9:5.2f} (<= 1 passes)")
+            shutil.rmtree(f"{tmp}/full")
+        queries = args.single_worker_queries
+        wall, _ = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/one", "--workers", "1",
+                                              "--queries-per-task", str(queries), "--quiet"])
+        ours = wall / (queries * 5 * 10)
+        print(f"one worker, whole run: {ours * 1e3:6.1f} ms per clip ({queries * 50} clips)")
+        scaper = scaper_seconds_per_clip(args.esc50, args.scaper_clips)
+        if scaper is not None:
+            print(f"Scaper 1.6.5, 3 events + background: {scaper * 1e3:6.1f} ms per clip ({args.scaper_clips} clips)")
+            print(f"  ReasonAudio is {scaper / ours:5.1f}x cheaper per clip (target >= 6x)")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONWARNINGS", "ignore")
+    main()
