@@ -156,6 +156,11 @@ def test_skip_bad_sources_records_them_in_the_card(tmp_path):
     bank = build_bank(f"csv:{manifest}", split=None, count=1000, sample_rate=8000, skip_bad=True, progress=False)
     assert len(bank.skipped) == 5 and any("unknown label" in reason for _, reason in bank.skipped)
     assert len(bank.sounds) == 18
+    out = tmp_path / "out"
+    generate(small_config(out, source=f"folder:{root}?as_split=test", skip_bad_sources=True, atomic_sounds=100,
+                          tasks=("negation", "order")))
+    card = (out / "README.md").read_text()
+    assert "tone_a/broken.wav" in card and "tone_d/nan.wav" in card and validate(out) == []
 
 
 def test_too_few_classes_for_a_task_is_a_clear_error(tmp_path):
