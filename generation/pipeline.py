@@ -23,7 +23,7 @@ from .bank import SoundBank, build_bank
 from .relations import judge_corpus
 from .render import encode_flac, render
 from .sources import SPLITS
-from .tasks import TASKS, QueryPlan, check_feasible, plan_group
+from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group
 from .writer import read_stamp, write_json, write_table
 
 log = logging.getLogger(__name__)
@@ -100,10 +100,10 @@ class Plan:
 
 def plan_split(config: GenerateConfig) -> Plan:
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
-                      config.skip_bad_sources, progress=config.progress)
+                      config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
     by_label = bank.by_label()
     for name in config.tasks:
-        check_feasible(TASKS[name], by_label)
+        check_feasible(TASKS[name], by_label, config.clip_seconds)
     split_index = SPLITS.index(config.split)
     queries = []
     for task_index, name in enumerate(config.tasks):

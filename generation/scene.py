@@ -21,11 +21,6 @@ class Slot:
     gain_db: float
     continuous: bool
 
-    def with_sound(self, label: str, source_id: str, natural_seconds: float, continuous: bool) -> "Slot":
-        """The same slot holding another sound: a continuous sound keeps the slot's length."""
-        seconds = self.seconds if continuous else natural_seconds
-        return replace(self, label=label, source_id=source_id, seconds=round(seconds, 3), continuous=continuous)
-
 
 @dataclass(frozen=True)
 class Scene:

@@ -1,3 +1,15 @@
+import atexit
+import os
+import shutil
+import tempfile
+
+# Each test session gets its own datasets cache (a cache keyed on a reused tmp path would serve stale
+# tables), and nothing reaches for the Hub.
+os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="reasonaudio-datasets-cache-")
+atexit.register(shutil.rmtree, os.environ["HF_DATASETS_CACHE"], ignore_errors=True)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +21,7 @@ from generation.pipeline import GenerateConfig, generate
 ESC50 = Path(__file__).resolve().parents[2] / "shared" / "data" / "esc50-subset"
 
 SMALL = dict(source="synthetic:?variants=12", queries_per_task=6, candidates=6, atomic_sounds=96,
-             clip_seconds=8.0, sample_rate=8000, seed=3, progress=False)
+             clip_seconds=10.0, sample_rate=8000, seed=3, progress=False)
 
 
 def small_config(out, **changes) -> GenerateConfig:

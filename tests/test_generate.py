@@ -31,7 +31,7 @@ def same_tree(a: Path, b: Path) -> bool:
 @pytest.fixture
 def several_files(monkeypatch):
     """Corpus files of 100 clips each, so that a small corpus spans several files."""
-    monkeypatch.setattr(pipeline, "MAX_SHARD_BYTES", 100 * 8.0 * 8000 * 2 / 0.9 + 1)
+    monkeypatch.setattr(pipeline, "MAX_SHARD_BYTES", 100 * 10.0 * 8000 * 2 / 0.9 + 1)
 
 
 def test_small_corpus_is_valid_and_every_config_loads(small_corpus):
@@ -43,7 +43,7 @@ def test_small_corpus_is_valid_and_every_config_loads(small_corpus):
         "audio", datasets.Audio(decode=False))
     row = corpus[0]
     samples, rate = soundfile.read(__import__("io").BytesIO(row["audio"]["bytes"]))
-    assert rate == 8000 and len(samples) == 8 * 8000 and np.abs(samples).max() < 1.0
+    assert rate == 8000 and len(samples) == 10 * 8000 and np.abs(samples).max() < 1.0
     assert isinstance(corpus.features["audio"], datasets.Audio)
 
 
@@ -169,7 +169,7 @@ def test_too_few_classes_for_a_task_is_a_clear_error(tmp_path):
         write_tone(root / label / "0.wav", seconds=2.0)
     bank = build_bank(f"folder:{root}", split=None, count=3, sample_rate=8000, progress=False)
     with pytest.raises(PlanningError, match="needs at least"):
-        check_feasible(TASKS["negation"], bank.by_label())
+        check_feasible(TASKS["negation"], bank.by_label(), 10.0)
 
 
 def test_cli_help_teaches_and_bad_arguments_fail_cleanly(capsys):

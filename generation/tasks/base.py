@@ -7,7 +7,7 @@ partial matches, verify every candidate with `relevant`, shuffle.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -19,6 +19,7 @@ MAX_ATTEMPTS = 200
 GAP_SECONDS = (0.7, 1.2)
 GAIN_DB = (-6.0, 0.0)
 CONTINUOUS_SECONDS = (1.0, 2.5)
+MIN_SECONDS = 0.25          # the bank's shortest atomic sound
 
 
 class PlanningError(ValueError):
@@ -41,8 +42,9 @@ class Aspect:
     def atoms(self, x: str, y: str, z: Optional[str]) -> list[Atom]:
         raise NotImplementedError
 
-    def flips(self, scene: Scene, negated, mentioned: set[str]) -> list[Scene]:
-        """Minimal pairs: the scene changed only in what this aspect tests (`negated`: an AtomicSound)."""
+    def flips(self, scene: Scene, negated, mentioned: set[str], specs: dict, rng) -> list[Scene]:
+        """Minimal pairs: the scene changed only in what this aspect tests (`negated`: an AtomicSound;
+        `specs` and `rng` for `put`)."""
         raise NotImplementedError
 
 
@@ -69,40 +71,79 @@ class QueryPlan:
     positive: str
 
 
+def longest_discrete(clip_seconds: float) -> float:
+    """The longest a discrete sound may be: three of them and two gaps always fit in a clip."""
+    return min(3.0, (clip_seconds - 2 * GAP_SECONDS[1] - 0.03) / 3)
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    """What may fill a slot. Lengths are bounded so that every candidate of a group fits the clip
+    whatever is drawn: no draw is ever rejected for its length, so the positive and the negatives
+    share one length distribution (a rejected draw would favour short sounds in the positive,
+    which appears in most candidates, and hand a query-blind classifier a shortcut)."""
+
+    continuous: bool                 # only sounds that can be cropped or looped to any length
+    min_seconds: float
+    max_seconds: float
+    seconds: tuple[float, float]     # the length a continuous sound gets here
+
+    def admits(self, sound) -> bool:
+        if sound.kind == "continuous":
+            return True
+        return not self.continuous and self.min_seconds <= sound.seconds <= self.max_seconds
+
+
+def slot_specs(combo, clip_seconds: float) -> dict[str, SlotSpec]:
+    cap = longest_discrete(clip_seconds)
+    continuous = any(aspect.continuous_pair for aspect in combo)
+    shortest = max(aspect.min_seconds for aspect in combo)
+    default = (CONTINUOUS_SECONDS[0], min(CONTINUOUS_SECONDS[1], cap))
+    ranges = next((aspect.pair_seconds for aspect in combo if aspect.pair_seconds), (default, default))
+    pair = {role: SlotSpec(continuous, shortest, r[1] if continuous else cap, r) for role, r in zip("ab", ranges)}
+    room = clip_seconds - pair["a"].max_seconds - pair["b"].max_seconds - 2 * GAP_SECONDS[1] - 0.03
+    extra_range = (min(CONTINUOUS_SECONDS[0], room / 2), min(CONTINUOUS_SECONDS[1], room))
+    return {**pair, "extra": SlotSpec(False, MIN_SECONDS, room, extra_range)}
+
+
 @dataclass
 class SoundPicker:
-    """Draws sounds by class, uniformly over the eligible classes, from a bank index."""
+    """Draws sounds uniformly over the classes that have a sound a slot admits."""
 
     by_label: dict[str, list]                      # label -> AtomicSound list
     rng: np.random.Generator
-    used: set[str] = field(default_factory=set)
 
-    def eligible(self, continuous: bool, min_seconds: float) -> dict[str, list]:
-        found = {}
-        for label, sounds in self.by_label.items():
-            ok = [s for s in sounds if (s.kind == "continuous" or (not continuous and s.seconds >= min_seconds))]
-            if ok:
-                found[label] = ok
-        return found
+    def eligible(self, spec: SlotSpec) -> dict[str, list]:
+        found = {label: [s for s in sounds if spec.admits(s)] for label, sounds in self.by_label.items()}
+        return {label: sounds for label, sounds in found.items() if sounds}
 
-    def pick(self, continuous: bool = False, min_seconds: float = 0.25, exclude: set[str] = frozenset()):
-        options = {k: v for k, v in self.eligible(continuous, min_seconds).items() if k not in exclude}
+    def pick(self, spec: SlotSpec, exclude: set[str] = frozenset()):
+        options = {k: v for k, v in self.eligible(spec).items() if k not in exclude}
         if not options:
             return None
         label = sorted(options)[self.rng.integers(len(options))]
         return options[label][self.rng.integers(len(options[label]))]
 
 
-def _slot(sound, rng, seconds_range=None) -> Slot:
+def _slot(sound, rng, spec: SlotSpec) -> Slot:
     continuous = sound.kind == "continuous"
-    seconds = rng.uniform(*(seconds_range or CONTINUOUS_SECONDS)) if continuous else sound.seconds
+    seconds = rng.uniform(*spec.seconds) if continuous else sound.seconds
     return Slot(sound.label, sound.source_id, round(float(seconds), 3), round(float(rng.uniform(*GAIN_DB)), 1),
                 continuous)
 
 
-def put(slot: Slot, sound) -> Slot:
-    """`slot` holding `sound` instead (an AtomicSound): the one change of a replacement."""
-    return slot.with_sound(sound.label, sound.source_id, sound.seconds, sound.kind == "continuous")
+def put(slot: Slot, sound, spec: SlotSpec, rng: np.random.Generator) -> Slot:
+    """`slot` holding `sound` (an AtomicSound) instead, gain and place kept. A continuous sound keeps a
+    continuous predecessor's length and otherwise gets a length drawn as for the slot itself, so a
+    replacement's length is distributed exactly like the original's."""
+    continuous = sound.kind == "continuous"
+    if not continuous:
+        seconds = sound.seconds
+    elif slot.continuous:
+        seconds = slot.seconds
+    else:
+        seconds = round(float(rng.uniform(*spec.seconds)), 3)
+    return replace(slot, label=sound.label, source_id=sound.source_id, seconds=seconds, continuous=continuous)
 
 
 def capitalise(text: str) -> str:
@@ -119,24 +160,24 @@ def _query_text(combo, phrases: dict[str, str], rng) -> str:
 def requirements(combo) -> dict:
     arrangements = [a for a in ARRANGEMENTS if all(a in aspect.arrangements for aspect in combo)]
     places = [p for p in EXTRA_PLACES if all(p in aspect.extra_places for aspect in combo)]
-    seconds = next((aspect.pair_seconds for aspect in combo if aspect.pair_seconds), None)
-    return {"arrangements": arrangements, "places": places, "seconds": seconds,
-            "continuous": any(a.continuous_pair for a in combo), "min_seconds": max(a.min_seconds for a in combo),
-            "negated": any(a.needs_negated for a in combo)}
+    return {"arrangements": arrangements, "places": places, "negated": any(a.needs_negated for a in combo)}
 
 
-def check_feasible(task: Task, by_label: dict[str, list]) -> None:
-    """Fail before any rendering when the bank cannot supply a task's groups."""
+def check_feasible(task: Task, by_label: dict[str, list], clip_seconds: float) -> None:
+    """Fail before any rendering when the bank or the clip length cannot supply a task's groups."""
     picker = SoundPicker(by_label, np.random.default_rng(0))
     for combo in task.combos:
-        need = requirements(combo)
-        pair = picker.eligible(need["continuous"], need["min_seconds"])
-        total = 3 + need["negated"] + 1          # a, b, extra, the negated class, one replacement
-        if len(pair) < 3 or len(by_label) < total:
-            kind = "continuous " if need["continuous"] else ""
+        name = f"task {task.name!r} ({'+'.join(a.name for a in combo)})"
+        specs = slot_specs(combo, clip_seconds)
+        if specs["extra"].max_seconds < MIN_SECONDS:
+            raise PlanningError(f"{name}: {clip_seconds} s clips leave no room for a third sound; use longer clips")
+        pair, extra = picker.eligible(specs["a"]), picker.eligible(specs["extra"])
+        total = 3 + requirements(combo)["negated"] + 1          # a, b, extra, the negated class, one replacement
+        if len(pair) < 3 or len(set(pair) | set(extra)) < total:
+            kind = "continuous " if specs["a"].continuous else ""
             raise PlanningError(
-                f"task {task.name!r} ({'+'.join(a.name for a in combo)}) needs at least {total} classes, 3 of them "
-                f"{kind}sounds of >= {need['min_seconds']} s; the bank has {len(by_label)} classes, "
+                f"{name} needs at least {total} usable classes, 3 of them with {kind}sounds of "
+                f"{specs['a'].min_seconds}-{specs['a'].max_seconds:.2f} s; the bank has {len(by_label)} classes, "
                 f"{len(pair)} eligible: {sorted(pair)}")
 
 
@@ -148,40 +189,38 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
         if plan is not None:
             return plan
     raise PlanningError(f"could not plan a valid group for {query_id} in {MAX_ATTEMPTS} attempts; "
-                        f"the bank's sounds may be too long for {clip_seconds} s clips")
+                        f"the bank has too few distinct classes for {candidates} candidates")
 
 
 def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optional[QueryPlan]:
     combo = task.combos[rng.integers(len(task.combos))]
-    need = requirements(combo)
-    pair_kw = {"continuous": need["continuous"], "min_seconds": need["min_seconds"]}
-    x = picker.pick(**pair_kw)
-    y = picker.pick(**pair_kw, exclude={x.label})
-    extra = picker.pick(exclude={x.label, y.label})
-    z = picker.pick(exclude={x.label, y.label, extra.label}) if need["negated"] else None
+    need, specs = requirements(combo), slot_specs(combo, clip_seconds)
+    x = picker.pick(specs["a"])
+    y = picker.pick(specs["b"], exclude={x.label})
+    extra = y and picker.pick(specs["extra"], exclude={x.label, y.label})
+    z = extra and picker.pick(specs["extra"], exclude={x.label, y.label, extra.label}) if need["negated"] else None
     if y is None or extra is None or (need["negated"] and z is None):
         return None
-    a_range, b_range = need["seconds"] or (None, None)
     scene = Scene(
-        a=_slot(x, rng, a_range), b=_slot(y, rng, b_range), extra=_slot(extra, rng),
+        a=_slot(x, rng, specs["a"]), b=_slot(y, rng, specs["b"]), extra=_slot(extra, rng, specs["extra"]),
         arrangement=need["arrangements"][rng.integers(len(need["arrangements"]))],
         extra_place=need["places"][rng.integers(len(need["places"]))],
         gap=round(float(rng.uniform(*GAP_SECONDS)), 3), shift=float(rng.uniform()), lead=float(rng.uniform()),
     )
     atoms = tuple(atom for aspect in combo for atom in aspect.atoms(x.label, y.label, z and z.label))
     mentioned = {arg for atom in atoms for arg in atom.args} - ({z.label} if z else set())
-    hard = [flip for aspect in combo for flip in aspect.flips(scene, z, mentioned)]
+    hard = [flip for aspect in combo for flip in aspect.flips(scene, z, mentioned, specs, rng)]
     scenes = [scene] + hard[: candidates - 1]
     roles = [role for role in ("a", "b") if scene.slots()[role].label in mentioned]
     in_group = scene.labels() | ({z.label} if z else set())
     used: set[str] = set()
     while len(scenes) < candidates:  # partial matches: one mentioned sound replaced, new classes first
         role = roles[len(scenes) % len(roles)]
-        other = picker.pick(**pair_kw, exclude=in_group | used) or picker.pick(**pair_kw, exclude=in_group)
+        other = picker.pick(specs[role], exclude=in_group | used) or picker.pick(specs[role], exclude=in_group)
         if other is None:
             return None
         used.add(other.label)
-        scenes.append(replace(scene, **{role: put(scene.slots()[role], other)}))
+        scenes.append(replace(scene, **{role: put(scene.slots()[role], other, specs[role], rng)}))
     timelines = [s.events(clip_seconds) for s in scenes]
     if any(t is None for t in timelines) or len(set(timelines)) != len(timelines):
         return None

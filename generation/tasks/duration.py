@@ -16,7 +16,7 @@ class Duration(Aspect):
     pair_seconds = (LONG, SHORT)
     min_seconds = 0.7
 
-    def flips(self, scene, negated, mentioned):
+    def flips(self, scene, negated, mentioned, specs, rng):
         return [replace(scene, a=replace(scene.a, seconds=scene.b.seconds), b=replace(scene.b, seconds=scene.a.seconds))]
 
 

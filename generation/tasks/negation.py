@@ -20,8 +20,8 @@ class Negation(Aspect):
     def atoms(self, x, y, z):
         return [Atom("present", (x,)), Atom("absent", (z,))]
 
-    def flips(self, scene, negated, mentioned):
-        return [replace(scene, **{role: put(slot, negated)})
+    def flips(self, scene, negated, mentioned, specs, rng):
+        return [replace(scene, **{role: put(slot, negated, specs[role], rng)})
                 for role, slot in scene.slots().items() if slot.label not in mentioned]
 
 

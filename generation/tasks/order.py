@@ -21,7 +21,7 @@ class Order(Aspect):
     def atoms(self, x, y, z):
         return [Atom("before", (x, y))]
 
-    def flips(self, scene, negated, mentioned):
+    def flips(self, scene, negated, mentioned, specs, rng):
         return [replace(scene, arrangement="b_first")]
 
 

@@ -26,7 +26,7 @@ class Overlap(Aspect):
     def atoms(self, x, y, z):
         return [Atom("overlap", (x, y))]
 
-    def flips(self, scene, negated, mentioned):
+    def flips(self, scene, negated, mentioned, specs, rng):
         return [replace(scene, arrangement="a_first", extra_place="with_b"),
                 replace(scene, arrangement="b_first", extra_place="with_a")]
 
