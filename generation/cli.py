@@ -16,6 +16,7 @@ EXAMPLES = """examples:
   reasonaudio generate --source esc50:/data/ESC-50 --out part3 --num-shards 10 --shard-index 3
   reasonaudio merge reasonaudio part0 part1 ... part9
   reasonaudio validate reasonaudio
+  reasonaudio publish reasonaudio --repo-id my-org/reasonaudio --dry-run
 """
 
 
@@ -119,6 +120,23 @@ def _run_validate(args) -> int:
     return 0
 
 
+def _run_publish(args) -> int:
+    from .publish import NotPublishable, publish
+
+    try:
+        files = publish(args.dir, args.repo_id, private=args.private, revision=args.revision, dry_run=args.dry_run)
+    except NotPublishable as error:
+        print(f"reasonaudio publish: {error}", file=sys.stderr)
+        return 1
+    for path, size in files:
+        print(f"{size:>14,d}  {path}")
+    total = sum(size for _, size in files)
+    verb = "would upload" if args.dry_run else "uploaded"
+    print(f"{verb} {len(files)} files, {total / 1e6:,.1f} MB, to dataset {args.repo_id}"
+          + (f" (revision {args.revision})" if args.revision else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="ReasonAudio: a benchmark for reasoning in text-to-audio retrieval.",
@@ -130,10 +148,19 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("parts", nargs="*", help="folders written by other jobs")
     validate = sub.add_parser("validate", help="re-check every invariant of a generated folder; non-zero exit on problems")
     validate.add_argument("dir")
+    publish = sub.add_parser("publish", help="upload a validated folder as a Hugging Face dataset",
+                             description="Validate DIR, then create the dataset repository (if needed) and upload "
+                                         "the folder. The token comes from `huggingface-cli login` or HF_TOKEN and is "
+                                         "never printed.")
+    publish.add_argument("dir")
+    publish.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repository")
+    publish.add_argument("--private", action="store_true", help="create the repository private")
+    publish.add_argument("--revision", help="branch to upload to (created if missing)")
+    publish.add_argument("--dry-run", action="store_true", help="list every file and its size; no network call")
     return parser
 
 
-COMMANDS = {"generate": _run_generate, "merge": _run_merge, "validate": _run_validate}
+COMMANDS = {"generate": _run_generate, "merge": _run_merge, "validate": _run_validate, "publish": _run_publish}
 
 
 def main(argv=None) -> int:

@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
+import pyarrow.parquet as pq
+
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file, data_pattern
 
 from .bank import SoundBank, build_bank
 from .relations import judge_corpus
@@ -98,7 +100,19 @@ class Plan:
                 for i in range(count)]
 
 
+def test_texts(out: Path) -> frozenset[str]:
+    """Query texts of the test split already in `out` (finished or staged): other splits avoid them."""
+    files = sorted(out.glob(data_pattern("queries", "test"))) + sorted((out / STAGING).glob(data_pattern("queries", "test")))
+    return frozenset(text for f in files[:1] for text in pq.read_table(f, columns=["text"]).column("text").to_pylist())
+
+
 def plan_split(config: GenerateConfig) -> Plan:
+    forbidden = frozenset()
+    if config.split != "test":
+        forbidden = test_texts(Path(config.out))
+        if not forbidden:
+            log.warning("no test split in %s yet: generate it first so that %s queries can avoid its texts",
+                        config.out, config.split)
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
                       config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
     by_label = bank.by_label()
@@ -110,7 +124,7 @@ def plan_split(config: GenerateConfig) -> Plan:
         for i in range(config.queries_per_task):
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
             queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
-                                      config.candidates, config.clip_seconds))
+                                      config.candidates, config.clip_seconds, forbidden))
     return Plan(config, bank, queries)
 
 
@@ -123,7 +137,8 @@ def caption(events, phrases: dict[str, str]) -> str:
 def query_row(query: QueryPlan) -> dict:
     return {"query_id": query.query_id, "task": query.task, "text": query.text,
             "constraint": json.dumps({"all": [atom.to_dict() for atom in query.atoms]}),
-            "candidates": [c.clip_id for c in query.candidates], "positive": query.positive}
+            "candidates": [c.clip_id for c in query.candidates], "positive": query.positive,
+            "hard_negatives": list(query.hard_negatives)}
 
 
 def qrels_rows(plan: Plan) -> list[dict]:

@@ -104,6 +104,8 @@ def _split_problems(out: Path, split: str, record: dict) -> list[str]:
             problems.append(f"{query['query_id']}: its positive is not among its candidates")
             continue
         positions[group.index(query["positive"])] += 1
+        if not set(query["hard_negatives"]) <= set(group) - {query["positive"]}:
+            problems.append(f"{query['query_id']}: hard negatives must be candidates other than the positive")
         for clip_id in group:
             verdict = relevant(atoms, events[clip_id])
             wanted = YES if clip_id == query["positive"] else NO
@@ -131,4 +133,18 @@ def validate(out: str | Path) -> list[str]:
     problems = _card_problems(out, records)
     for split, record in records.items():
         problems += [f"[{split}] {p}" for p in _split_problems(out, split, record)]
+    return problems + _leak_problems(out, sorted(records))
+
+
+def _leak_problems(out: Path, splits: list[str]) -> list[str]:
+    """Splits must share no query text and no recording."""
+    problems = []
+    texts = {s: set(r["text"] for r in _read(out, "queries", s, ["text"])) for s in splits}
+    origins = {s: set(r["origin"] for r in _read(out, "sources", s, ["origin"])) for s in splits}
+    for i, first in enumerate(splits):
+        for second in splits[i + 1:]:
+            for what, seen in (("query text", texts), ("recording", origins)):
+                shared = seen[first] & seen[second]
+                if shared:
+                    problems.append(f"splits {first} and {second} share {len(shared)} {what}(s), e.g. {sorted(shared)[:2]}")
     return problems

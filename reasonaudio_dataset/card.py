@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from datasets.info import DatasetInfo, DatasetInfosDict
+from datasets.splits import SplitDict, SplitInfo
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from .schema import CONFIGS, FEATURES, data_pattern
@@ -26,16 +28,33 @@ def hub_license(licenses: list[str]) -> str:
     return ids.pop() if len(ids) == 1 else "other"
 
 
-def card_data(records: dict[str, dict]) -> DatasetCardData:
+def _split_infos(out: Path, config: str, splits) -> SplitDict:
+    """Rows and bytes of each split of a config, read from the Parquet footers."""
+    infos = SplitDict()
+    for split in splits:
+        files = sorted(out.glob(data_pattern(config, split)))
+        infos.add(SplitInfo(name=split, num_bytes=sum(f.stat().st_size for f in files),
+                            num_examples=sum(pq.ParquetFile(f).metadata.num_rows for f in files)))
+    return infos
+
+
+def _size_category(clips: int) -> str:
+    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")]
+    return next((name for bound, name in bounds if clips < bound), "1M<n<10M")
+
+
+def card_data(out: Path, records: dict[str, dict]) -> DatasetCardData:
     licenses = sorted({text for record in records.values() for text in record["licenses"]})
+    clips = sum(record["counts"]["clips"] for record in records.values())
     data = DatasetCardData(
         pretty_name="ReasonAudio", license=hub_license(licenses), language=["en"],
-        task_categories=["audio-classification"], tags=["audio", "retrieval", "text-to-audio-retrieval", "reasoning",
-                                                        "benchmark", "mteb"],
+        size_categories=[_size_category(clips)], task_categories=["audio-classification"],
+        tags=["audio", "retrieval", "text-to-audio-retrieval", "reasoning", "benchmark", "mteb"],
         configs=[{"config_name": config, "data_files": [{"split": split, "path": data_pattern(config, split)}
                                                         for split in records]} for config in CONFIGS],
     )
-    DatasetInfosDict({config: DatasetInfo(config_name=config, features=FEATURES[config]) for config in CONFIGS}
+    DatasetInfosDict({config: DatasetInfo(config_name=config, features=FEATURES[config],
+                                          splits=_split_infos(out, config, records)) for config in CONFIGS}
                      ).to_dataset_card_data(data)
     return data
 
@@ -46,22 +65,26 @@ def _split_section(split: str, record: dict) -> str:
     examples = "\n".join(f"* **{task}** — query: “{ex['query']}” — its positive: {ex['positive_caption']}"
                          for task, ex in record["examples"].items())
     skipped = "\n".join(f"  * `{s['origin']}`: {s['reason']}" for s in record["skipped_sources"]) or "  * none"
+    parameters = ", ".join(f"`{k}={v}`" for k, v in params.items() if k not in ("tasks",))
     return (f"### Split `{split}`\n\n{counts['queries']} queries, {counts['clips']} clips "
             f"({params['candidates']} candidates per query), {counts['atomic_sounds']} atomic sounds of "
             f"{counts['classes']} classes from `{params['source']}`; {params['clip_seconds']} s clips at "
             f"{params['sample_rate']} Hz; seed {params['seed']}. Random group accuracy: "
             f"{100 / params['candidates']:.1f} %.\n\n| task | queries |\n|---|---|\n{rows}\n\n"
             f"Examples:\n\n{examples}\n\nSources skipped as unreadable or unusable:\n{skipped}\n\n"
-            f"Licences of the sounds: {'; '.join(record['licenses'])}\n")
+            f"Licences of the sounds: {'; '.join(record['licenses'])}\n\nGenerated with {parameters} "
+            f"(fingerprint `{record['fingerprint']}`); `reasonaudio generate` with these reproduces it.\n")
 
 
-def render_card(out: Path) -> str:
+def render_card(out: Path, repo: str | None = None) -> str:
+    """The card of a folder's finished splits; `repo` is the name the load examples use."""
     records = load_records(out)
-    body = TEMPLATE.read_text().format(splits="\n".join(_split_section(s, r) for s, r in records.items()))
-    return str(DatasetCard(f"---\n{card_data(records).to_yaml()}\n---\n{body}"))
+    body = TEMPLATE.read_text().format(repo=repo or out.name,
+                                       splits="\n".join(_split_section(s, r) for s, r in records.items()))
+    return str(DatasetCard(f"---\n{card_data(out, records).to_yaml()}\n---\n{body}"))
 
 
-def write_card(out: Path) -> None:
+def write_card(out: Path, repo: str | None = None) -> None:
     partial = out / ".README.md.partial"
-    partial.write_text(render_card(out))
+    partial.write_text(render_card(out, repo))
     partial.replace(out / "README.md")

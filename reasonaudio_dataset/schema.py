@@ -10,6 +10,7 @@ FEATURES = {
     "queries": Features({
         "query_id": Value("string"), "task": Value("string"), "text": Value("string"),
         "constraint": Value("string"), "candidates": List(Value("string")), "positive": Value("string"),
+        "hard_negatives": List(Value("string")),
     }),
     "corpus": Features({
         "clip_id": Value("string"), "audio": Audio(), "task": Value("string"), "query_id": Value("string"),

@@ -57,6 +57,14 @@ def test_groups_are_minimal_pairs(small_corpus):
         positive = {(e["label"], e["gain_db"]) for e in events[query["positive"]]}
         for clip in group:  # every negative keeps all but at most one of the positive's sounds and gains
             assert len(positive & {(e["label"], e["gain_db"]) for e in clip}) >= len(positive) - 1
+        assert query["hard_negatives"] and query["positive"] not in query["hard_negatives"]
+        absent = [a["args"][0] for a in json.loads(query["constraint"])["all"] if a["relation"] == "absent"]
+        for clip_id in query["hard_negatives"]:
+            labels = {e["label"] for e in events[clip_id]}
+            if query["task"] in ("order", "overlap", "duration"):  # same sounds, same gains, only timing changed
+                assert {(e["label"], e["gain_db"]) for e in events[clip_id]} == positive
+            elif query["task"] == "negation":
+                assert set(absent) <= labels
 
 
 def test_same_seed_same_corpus_for_any_workers(tmp_path, several_files):

@@ -69,6 +69,7 @@ class QueryPlan:
     atoms: tuple[Atom, ...]
     candidates: tuple[Candidate, ...]
     positive: str
+    hard_negatives: tuple[str, ...]      # minimal pairs: only the tested attribute changed
 
 
 def longest_discrete(clip_seconds: float) -> float:
@@ -182,11 +183,12 @@ def check_feasible(task: Task, by_label: dict[str, list], clip_seconds: float) -
 
 
 def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.random.Generator,
-               candidates: int, clip_seconds: float) -> QueryPlan:
+               candidates: int, clip_seconds: float, forbidden_texts: frozenset[str] = frozenset()) -> QueryPlan:
+    """One query and its candidate group; a text in `forbidden_texts` (another split's) is drawn again."""
     picker = SoundPicker(by_label, rng)
     for _ in range(MAX_ATTEMPTS):
         plan = _try_group(task, query_id, picker, rng, candidates, clip_seconds)
-        if plan is not None:
+        if plan is not None and plan.text not in forbidden_texts:
             return plan
     raise PlanningError(f"could not plan a valid group for {query_id} in {MAX_ATTEMPTS} attempts; "
                         f"the bank has too few distinct classes for {candidates} candidates")
@@ -229,6 +231,8 @@ def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optiona
         return None
     order = rng.permutation(candidates)
     clips = tuple(Candidate(f"{query_id}-{pos:02d}", timelines[i]) for pos, i in enumerate(order))
-    positive = clips[int(np.flatnonzero(order == 0)[0])].clip_id
+    position = np.argsort(order)          # where each planned scene landed
+    positive = clips[position[0]].clip_id
+    hard_ids = tuple(sorted(clips[position[i]].clip_id for i in range(1, 1 + min(len(hard), candidates - 1))))
     phrases = {"x": x.phrase, "y": y.phrase, "z": z.phrase if z else ""}
-    return QueryPlan(query_id, task.name, _query_text(combo, phrases, rng), atoms, clips, positive)
+    return QueryPlan(query_id, task.name, _query_text(combo, phrases, rng), atoms, clips, positive, hard_ids)

@@ -1,0 +1,174 @@
+"""The generated folder as a Hub dataset: card, loading helpers, training split, publishing, viewer."""
+import json
+import shutil
+from pathlib import Path
+from unittest import mock
+
+import datasets
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from generation.cli import main
+from generation.pipeline import generate
+from generation.publish import NotPublishable, files_to_upload, publish
+from generation.relations import NO, Atom, Event, relevant
+from generation.validate import validate
+from reasonaudio_dataset import decode_audio, load_reasonaudio
+from reasonaudio_dataset.loading import _torchcodec_usable
+from reasonaudio_dataset.schema import CONFIGS
+
+from .conftest import small_config
+
+
+@pytest.fixture(scope="module")
+def two_splits(tmp_path_factory) -> Path:
+    """A folder holding a test split and a train split generated after it."""
+    out = tmp_path_factory.mktemp("two-splits")
+    generate(small_config(out, source="synthetic:?variants=30"))
+    generate(small_config(out, source="synthetic:?variants=30", split="train"))
+    return out
+
+
+def card_yaml(folder: Path) -> dict:
+    return yaml.safe_load((folder / "README.md").read_text().split("---\n")[1])
+
+
+def test_card_declares_configs_features_splits_and_licence(two_splits):
+    meta = card_yaml(two_splits)
+    assert [c["config_name"] for c in meta["configs"]] == list(CONFIGS)
+    assert meta["license"] == "cc0-1.0" and meta["pretty_name"] == "ReasonAudio"
+    infos = {i["config_name"]: i for i in meta["dataset_info"]}
+    for config in CONFIGS:
+        splits = {s["name"]: s["num_examples"] for s in infos[config]["splits"]}
+        assert set(splits) == {"test", "train"}
+        assert splits["test"] == datasets.load_dataset(str(two_splits), config, split="test").num_rows
+    text = (two_splits / "README.md").read_text()
+    assert "2605.03361" in text and "Known limitations" in text and "Random group accuracy" in text
+    queries = datasets.load_dataset(str(two_splits), "queries", split="test")
+    for task in ("negation", "order", "overlap", "duration", "mix"):
+        first = queries.filter(lambda t: t == task, input_columns="task")[0]["text"]
+        assert f"**{task}** — query: “{first}”" in text
+
+
+def test_every_config_loads_with_no_extra_arguments_and_suits_the_viewer(two_splits):
+    for config in CONFIGS:
+        for split in ("test", "train"):
+            assert datasets.load_dataset(str(two_splits), config, split=split).num_rows > 0
+    corpus = datasets.load_dataset(str(two_splits), "corpus", split="test")
+    assert isinstance(corpus.features["audio"], datasets.Audio)
+    for path in two_splits.glob("corpus/*.parquet"):
+        metadata = pq.ParquetFile(path).metadata
+        assert max(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)) <= 100
+        assert path.stat().st_size <= 500_000_000
+    assert not list(two_splits.rglob("*.py"))
+
+
+def test_train_split_shares_no_query_text_or_recording_with_test(two_splits):
+    assert validate(two_splits) == []
+    read = {s: datasets.load_dataset(str(two_splits), "queries", split=s) for s in ("test", "train")}
+    assert not set(read["test"]["text"]) & set(read["train"]["text"])
+    origins = {s: set(datasets.load_dataset(str(two_splits), "sources", split=s)["origin"]) for s in ("test", "train")}
+    assert not origins["test"] & origins["train"]
+
+
+def test_validate_catches_a_text_shared_between_splits(two_splits, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(two_splits, copy)
+    path = next(copy.glob("queries/train-*.parquet"))
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[0]["text"] = datasets.load_dataset(str(copy), "queries", split="test")[0]["text"]
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), path)
+    assert any("share 1 query text" in p for p in validate(copy))
+
+
+@pytest.mark.parametrize("backend", ["soundfile", "torchcodec"])
+def test_load_reasonaudio_gives_the_same_arrays_with_either_decoder(small_corpus, backend):
+    if backend == "torchcodec" and not _torchcodec_usable():
+        pytest.skip("torchcodec or FFmpeg's libraries are not installed")
+    data = load_reasonaudio(str(small_corpus), backend=backend)
+    raw = datasets.load_dataset(str(small_corpus), "corpus", split="test").cast_column(
+        "audio", datasets.Audio(decode=False))
+    reference, rate = decode_audio(raw[5]["audio"]["bytes"], "soundfile")
+    audio = data.corpus[5]["audio"]
+    assert audio["sampling_rate"] == rate == 8000 and audio["array"].dtype == np.float32
+    np.testing.assert_array_equal(audio["array"], reference)
+
+
+def test_load_reasonaudio_filters_a_task_and_resamples(small_corpus):
+    data = load_reasonaudio(str(small_corpus), task="order", sampling_rate=16000)
+    assert set(data.queries["task"]) == {"order"} and set(data.corpus["task"]) == {"order"}
+    assert set(data.qrels["clip_id"]) <= set(data.corpus["clip_id"])
+    audio = data.corpus[0]["audio"]
+    assert audio["sampling_rate"] == 16000 and len(audio["array"]) == 10 * 16000
+    with pytest.raises(ValueError, match="unknown task"):
+        load_reasonaudio(str(small_corpus), task="counting")
+
+
+def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits):
+    torch = pytest.importorskip("torch")
+    from reasonaudio_dataset.training import ContrastiveTriplets
+
+    triplets = ContrastiveTriplets(str(two_splits), split="train")
+    queries = datasets.load_dataset(str(two_splits), "queries", split="train")
+    corpus = datasets.load_dataset(str(two_splits), "corpus", split="train").remove_columns("audio")
+    events = {row["clip_id"]: tuple(Event(**e) for e in row["events"]) for row in corpus}
+    assert len(triplets) == queries.num_rows
+    for index in (0, 7, len(triplets) - 1):
+        text, positive, negative = triplets[index]
+        query = queries[index]
+        assert text == query["text"] and positive.dtype == torch.float32 and positive.shape == negative.shape
+        assert not torch.equal(positive, negative)
+        atoms = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
+        hard = [c for c in query["hard_negatives"]]
+        assert all(relevant(atoms, events[c]) is NO for c in hard)
+    loader = torch.utils.data.DataLoader(triplets, batch_size=4)
+    texts, positives, negatives = next(iter(loader))
+    assert len(texts) == 4 and positives.shape == negatives.shape == (4, 10 * 8000)
+
+
+def test_publish_dry_run_lists_every_file_without_network(two_splits, capsys):
+    with mock.patch("huggingface_hub.HfApi", side_effect=AssertionError("no network in a dry run")):
+        assert main(["publish", str(two_splits), "--repo-id", "org/reasonaudio", "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    for path, size in files_to_upload(two_splits):
+        assert path in printed and f"{size:,d}" in printed
+    assert "README.md" in printed and "staging" not in printed
+
+
+def test_publish_uploads_the_folder_that_loads(two_splits, tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "folder"
+    shutil.copytree(two_splits, folder)
+    (folder / ".reasonaudio" / "staging").mkdir(exist_ok=True)
+    (folder / ".reasonaudio" / "staging" / "leftover.parquet").write_bytes(b"x")
+    monkeypatch.setenv("HF_TOKEN", "hf_secret_token_value")
+    with mock.patch("huggingface_hub.HfApi.create_repo") as create_repo, \
+            mock.patch("huggingface_hub.HfApi.create_branch") as create_branch, \
+            mock.patch("huggingface_hub.HfApi.upload_folder") as upload_folder:
+        assert main(["publish", str(folder), "--repo-id", "org/reasonaudio", "--private", "--revision", "v1"]) == 0
+    create_repo.assert_called_once_with("org/reasonaudio", repo_type="dataset", private=True, exist_ok=True)
+    create_branch.assert_called_once_with("org/reasonaudio", repo_type="dataset", branch="v1", exist_ok=True)
+    kwargs = upload_folder.call_args.kwargs
+    assert kwargs["repo_id"] == "org/reasonaudio" and kwargs["repo_type"] == "dataset" and kwargs["revision"] == "v1"
+    assert "hf_secret_token_value" not in capsys.readouterr().out
+    assert 'load_dataset("org/reasonaudio", "queries"' in (folder / "README.md").read_text()
+    # the exact files an upload sends make a loadable dataset on their own
+    sent = tmp_path / "sent"
+    for path, _ in files_to_upload(folder):
+        (sent / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(folder / path, sent / path)
+    assert not (sent / ".reasonaudio" / "staging").exists()
+    for config in CONFIGS:
+        assert datasets.load_dataset(str(sent), config, split="train").num_rows > 0
+    assert validate(sent) == []
+
+
+def test_publish_refuses_a_folder_that_fails_validation(tmp_path, small_corpus):
+    folder = tmp_path / "broken"
+    shutil.copytree(small_corpus, folder)
+    (folder / "README.md").unlink()
+    with pytest.raises(NotPublishable, match="fails validation"):
+        publish(folder, "org/x", dry_run=True)
+    assert main(["publish", str(folder), "--repo-id", "org/x"]) == 1
