@@ -79,7 +79,7 @@ def _split_section(split: str, record: dict) -> str:
 def render_card(out: Path, repo: str | None = None) -> str:
     """The card of a folder's finished splits; `repo` is the name the load examples use."""
     records = load_records(out)
-    body = TEMPLATE.read_text().format(repo=repo or out.name,
+    body = TEMPLATE.read_text().format(repo=repo or "PATH_OR_REPO_ID",
                                        splits="\n".join(_split_section(s, r) for s, r in records.items()))
     return str(DatasetCard(f"---\n{card_data(out, records).to_yaml()}\n---\n{body}"))
 
