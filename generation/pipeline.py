@@ -135,7 +135,7 @@ def caption(events, phrases: dict[str, str]) -> str:
 
 
 def query_row(query: QueryPlan) -> dict:
-    return {"query_id": query.query_id, "task": query.task, "text": query.text,
+    return {"id": query.query_id, "query_id": query.query_id, "task": query.task, "text": query.text,
             "constraint": json.dumps({"all": [atom.to_dict() for atom in query.atoms]}),
             "candidates": [c.clip_id for c in query.candidates], "positive": query.positive,
             "hard_negatives": list(query.hard_negatives)}
@@ -145,7 +145,8 @@ def qrels_rows(plan: Plan) -> list[dict]:
     """Every relevant (1) or ambiguous (-1) pair of the corpus, decided by `relevant`."""
     judged = judge_corpus([(q.query_id, q.atoms) for q in plan.queries],
                           [(c.clip_id, c.events) for _, c in plan.clips])
-    return [{"query_id": q, "clip_id": c, "score": verdict.value} for (q, c), verdict in judged.items()]
+    return [{"query_id": q, "clip_id": c, "score": verdict.value, "query-id": q, "corpus-id": c}
+            for (q, c), verdict in judged.items()]
 
 
 # Worker side: the bank is handed over once per process, then each task is a list of clips.
@@ -172,7 +173,7 @@ def _corpus_batches(plan: Plan, first: int, end: int, pool, bar):
         rows = []
         for (query, candidate), flac in zip(plan.clips[start:start + len(flacs)], flacs):
             rows.append({
-                "clip_id": candidate.clip_id, "audio": {"bytes": flac, "path": f"{candidate.clip_id}.flac"},
+                "id": candidate.clip_id, "clip_id": candidate.clip_id, "audio": {"bytes": flac, "path": f"{candidate.clip_id}.flac"},
                 "task": query.task, "query_id": query.query_id, "duration": plan.config.clip_seconds,
                 "events": [e.to_dict() for e in candidate.events], "caption": caption(candidate.events, phrases),
             })

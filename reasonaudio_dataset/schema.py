@@ -1,4 +1,7 @@
-"""The published layout (DESIGN §6): one `datasets.Features` per config, shared by writer, card and loaders."""
+"""The published layout (DESIGN §6): one `datasets.Features` per config, shared by writer, card and loaders.
+
+`id` (queries, corpus) and `query-id`/`corpus-id` (qrels) repeat `query_id`/`clip_id` under the
+names of MTEB's retrieval convention, so MTEB's loader reads the folder as it is."""
 from datasets import Audio, Features, List, Value
 
 EVENT = {
@@ -8,15 +11,16 @@ EVENT = {
 
 FEATURES = {
     "queries": Features({
-        "query_id": Value("string"), "task": Value("string"), "text": Value("string"),
+        "id": Value("string"), "query_id": Value("string"), "task": Value("string"), "text": Value("string"),
         "constraint": Value("string"), "candidates": List(Value("string")), "positive": Value("string"),
         "hard_negatives": List(Value("string")),
     }),
     "corpus": Features({
-        "clip_id": Value("string"), "audio": Audio(), "task": Value("string"), "query_id": Value("string"),
+        "id": Value("string"), "clip_id": Value("string"), "audio": Audio(), "task": Value("string"), "query_id": Value("string"),
         "duration": Value("float32"), "events": List(EVENT), "caption": Value("string"),
     }),
-    "qrels": Features({"query_id": Value("string"), "clip_id": Value("string"), "score": Value("int8")}),
+    "qrels": Features({"query_id": Value("string"), "clip_id": Value("string"), "score": Value("int8"),
+                       "query-id": Value("string"), "corpus-id": Value("string")}),
     "sources": Features({
         "source_id": Value("string"), "label": Value("string"), "phrase": Value("string"), "kind": Value("string"),
         "origin": Value("string"), "license": Value("string"), "duration": Value("float32"),

@@ -172,3 +172,17 @@ def test_publish_refuses_a_folder_that_fails_validation(tmp_path, small_corpus):
     with pytest.raises(NotPublishable, match="fails validation"):
         publish(folder, "org/x", dry_run=True)
     assert main(["publish", str(folder), "--repo-id", "org/x"]) == 1
+
+
+def test_mteb_loads_the_folder_offline(small_corpus):
+    pytest.importorskip("mteb")
+    from reasonaudio_dataset.mteb_task import reasonaudio_task
+
+    task = reasonaudio_task(str(small_corpus))
+    task.load_data()
+    data = task.dataset["default"]["test"]
+    queries = datasets.load_dataset(str(small_corpus), "queries", split="test")
+    assert {"id", "audio"} <= set(data["corpus"].column_names) and {"id", "text"} <= set(data["queries"].column_names)
+    assert sorted(data["queries"]["id"]) == sorted(queries["query_id"])
+    for query in queries.select(range(3)):
+        assert data["relevant_docs"][query["query_id"]][query["positive"]] == 1
