@@ -11,12 +11,15 @@ from pathlib import Path
 from .sources import HELP as SOURCES_HELP
 
 EXAMPLES = """examples:
+  reasonaudio demo                                                  # demo corpus and the baseline table
   reasonaudio generate --out demo --queries-per-task 20            # small demo from the built-in bank
   reasonaudio generate --source esc50:/data/ESC-50 --out reasonaudio --workers 8
   reasonaudio generate --source esc50:/data/ESC-50 --out part3 --num-shards 10 --shard-index 3
   reasonaudio merge reasonaudio part0 part1 ... part9
   reasonaudio validate reasonaudio
   reasonaudio publish reasonaudio --repo-id my-org/reasonaudio --dry-run
+  reasonaudio evaluate --data reasonaudio --model clap:laion/clap-htsat-unfused --device cuda --out runs/clap
+  reasonaudio baselines --data reasonaudio --out runs/baselines
 """
 
 
@@ -157,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_argument("--private", action="store_true", help="create the repository private")
     publish.add_argument("--revision", help="branch to upload to (created if missing)")
     publish.add_argument("--dry-run", action="store_true", help="list every file and its size; no network call")
+    from evaluation.cli import add_commands
+
+    COMMANDS.update(add_commands(sub))
     return parser
 
 

@@ -331,11 +331,16 @@ def corpus_random(relevant_count: np.ndarray, pool_size: np.ndarray, depth: int 
 
 # ---------------------------------------------------------------- summaries
 
+def task_names(tasks: np.ndarray) -> list[str]:
+    """Tasks in the order the queries first name them (the benchmark's own order)."""
+    return list(dict.fromkeys(tasks.tolist()))
+
+
 def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamples: int, seed: int,
                         confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float]]]:
     """Percentile intervals of each task mean and of the macro average, resampling queries within tasks."""
     rng = np.random.default_rng(seed)
-    names = sorted(set(tasks.tolist()))
+    names = task_names(tasks)
     members = {t: np.flatnonzero(tasks == t) for t in names}
     draws = {t: members[t][rng.integers(0, len(members[t]), (resamples, len(members[t])))] for t in names}
     low, high = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
@@ -352,7 +357,7 @@ def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarra
                     resamples: int, seed: int) -> dict[str, dict[str, float]]:
     """Two-sided paired randomization test (sign flips of per-query differences), per task and average."""
     rng = np.random.default_rng(seed)
-    names = sorted(set(tasks.tolist()))
+    names = task_names(tasks)
     members = {t: np.flatnonzero(tasks == t) for t in names}
     out: dict[str, dict] = {t: {} for t in names + ["average"]}
     for metric in values:
@@ -369,7 +374,7 @@ def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarra
 
 
 def _by_task(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
-    names = sorted(set(tasks.tolist()))
+    names = task_names(tasks)
     out = {t: {m: float(v[tasks == t].mean()) for m, v in values.items()} for t in names}
     out["average"] = {m: float(np.mean([out[t][m] for t in names])) for m in values}
     return out
@@ -489,7 +494,7 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     values = evaluate_matrix(similarity)
     result = _by_task(values, tasks)
     result["random"] = _by_task(random, tasks)
-    result["num_queries"] = {t: int(np.sum(tasks == t)) for t in sorted(set(tasks.tolist()))}
+    result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}
     if bootstrap:
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)
     if baseline_similarity is not None:

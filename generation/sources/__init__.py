@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from urllib.parse import parse_qsl
 
+from ..spec import parse_spec
 from . import csv_manifest, esc50, folder, fsd50k, hf, synthetic
 from .base import Recording, SourceError, SPLITS
 
@@ -25,11 +25,9 @@ def open_source(spec: str) -> list[Recording]:
 
     Every source also takes `as_split=NAME`: all its recordings belong to that split (a folder that is
     all test material, say), instead of the source's official split or the stable hash."""
-    kind, _, rest = spec.partition(":")
+    kind, location, options = parse_spec(spec)
     if kind not in SOURCES:
         raise SourceError(f"unknown source {kind!r} in {spec!r}; known sources:\n{HELP}")
-    location, _, query = rest.partition("?")
-    options = dict(parse_qsl(query, strict_parsing=bool(query)))
     as_split = options.pop("as_split", None)
     if as_split is not None and as_split not in SPLITS:
         raise SourceError(f"as_split must be one of {SPLITS}, got {as_split!r}")

