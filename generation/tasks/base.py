@@ -2,8 +2,8 @@
 
 An aspect is one relation a query can test: it constrains the scene, states its atoms, renders its
 words, and knows its minimal-pair flips. A task is a list of aspect combinations (one aspect, or two
-for `mix`). Planning a group: draw a scene, flip it into hard negatives, replace mentioned sounds for
-partial matches, verify every candidate with `relevant`, shuffle.
+for `mix`). Planning a group: draw pair scenes whose sounds form a cycle, give each its minimal-pair
+flips, verify every candidate with `relevant`, shuffle (see `_try_group`).
 """
 from __future__ import annotations
 
@@ -104,7 +104,9 @@ def slot_specs(combo, clip_seconds: float) -> dict[str, SlotSpec]:
     pair = {role: SlotSpec(continuous, shortest, r[1] if continuous else cap, r) for role, r in zip("ab", ranges)}
     room = clip_seconds - pair["a"].max_seconds - pair["b"].max_seconds - 2 * GAP_SECONDS[1] - 0.03
     extra_range = (min(CONTINUOUS_SECONDS[0], room / 2), min(CONTINUOUS_SECONDS[1], room))
-    return {**pair, "extra": SlotSpec(False, MIN_SECONDS, room, extra_range)}
+    # the extra sound is drawn like the pair's (same shortest length): in the overlap task it takes a
+    # pair sound's place in the overlapping couple of a pulled-apart clip, which must look the same
+    return {**pair, "extra": SlotSpec(False, shortest, room, extra_range)}
 
 
 @dataclass
@@ -194,36 +196,73 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
                         f"the bank has too few distinct classes for {candidates} candidates")
 
 
-def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optional[QueryPlan]:
-    combo = task.combos[rng.integers(len(task.combos))]
-    need, specs = requirements(combo), slot_specs(combo, clip_seconds)
-    x = picker.pick(specs["a"])
-    y = picker.pick(specs["b"], exclude={x.label})
-    extra = y and picker.pick(specs["extra"], exclude={x.label, y.label})
-    z = extra and picker.pick(specs["extra"], exclude={x.label, y.label, extra.label}) if need["negated"] else None
-    if y is None or extra is None or (need["negated"] and z is None):
-        return None
-    scene = Scene(
-        a=_slot(x, rng, specs["a"]), b=_slot(y, rng, specs["b"]), extra=_slot(extra, rng, specs["extra"]),
+def _layout(need: dict, specs: dict, rng, a, b, extra) -> Scene:
+    return Scene(
+        a=_slot(a, rng, specs["a"]), b=_slot(b, rng, specs["b"]), extra=_slot(extra, rng, specs["extra"]),
         arrangement=need["arrangements"][rng.integers(len(need["arrangements"]))],
         extra_place=need["places"][rng.integers(len(need["places"]))],
         gap=round(float(rng.uniform(*GAP_SECONDS)), 3), shift=float(rng.uniform()), lead=float(rng.uniform()),
     )
-    atoms = tuple(atom for aspect in combo for atom in aspect.atoms(x.label, y.label, z and z.label))
-    mentioned = {arg for atom in atoms for arg in atom.args} - ({z.label} if z else set())
-    hard = [flip for aspect in combo for flip in aspect.flips(scene, z, mentioned, specs, rng)]
-    scenes = [scene] + hard[: candidates - 1]
-    roles = [role for role in ("a", "b") if scene.slots()[role].label in mentioned]
-    in_group = scene.labels() | ({z.label} if z else set())
-    used: set[str] = set()
-    while len(scenes) < candidates:  # partial matches: one mentioned sound replaced, new classes first
-        role = roles[len(scenes) % len(roles)]
-        other = picker.pick(specs[role], exclude=in_group | used) or picker.pick(specs[role], exclude=in_group)
-        if other is None:
+
+
+def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optional[QueryPlan]:
+    """A group of pair scenes that all look alike: each is a base scene plus one minimal-pair flip per
+    aspect, and the positive is the base of the first. When the query relates two sounds, the pairs'
+    sounds form a cycle (c0,c1), (c1,c2), ... (cm,c0), so every sound, the query's own included,
+    appears equally often and neighbouring pairs are partial matches (one mentioned sound shared).
+    A group built as the positive plus one-sound replacements of it would make the positive the hub
+    of a star, which a query-blind classifier ranks *below* chance (the audit found exactly that)."""
+    combo = task.combos[rng.integers(len(task.combos))]
+    need, specs = requirements(combo), slot_specs(combo, clip_seconds)
+    versions = 1 + len(combo)
+    pairs = max(1, candidates // versions)
+    relates_two = any(not aspect.needs_negated for aspect in combo)   # b is a mentioned sound
+    taken: set[str] = set()
+
+    def draw(spec, own=frozenset()):
+        """A class new to the group when the bank has one; else (a small bank) any class that is not in
+        the scene (`own`) nor one the query names."""
+        sound = picker.pick(spec, exclude=taken | own) or picker.pick(spec, exclude=own | named)
+        if sound is not None:
+            taken.add(sound.label)
+        return sound
+
+    named: set[str] = set()
+    if relates_two and 3 <= pairs <= len(picker.eligible(specs["a"])):
+        cycle = [draw(specs["a"]) for _ in range(pairs)]
+        members = [(cycle[k], cycle[(k + 1) % pairs]) for k in range(pairs)]
+    else:
+        members = []
+        for _ in range(pairs):
+            a = draw(specs["a"])
+            members.append((a, a and draw(specs["b"], frozenset({a.label}))))
+    if any(sound is None for pair in members for sound in pair):
+        return None
+    named.update({members[0][0].label} | ({members[0][1].label} if relates_two else set()))
+    scenes, negated = [], []
+    for a, b in members:
+        extra = draw(specs["extra"], frozenset({a.label, b.label}))
+        z = draw(specs["extra"], frozenset({a.label, b.label, extra.label})) if need["negated"] and extra else None
+        if z is not None and not negated:
+            named.add(z.label)
+        if extra is None or (need["negated"] and z is None):
             return None
-        used.add(other.label)
-        scenes.append(replace(scene, **{role: put(scene.slots()[role], other, specs[role], rng)}))
-    timelines = [s.events(clip_seconds) for s in scenes]
+        scene = _layout(need, specs, rng, a, b, extra)
+        mentioned = {a.label, b.label} if relates_two else {a.label}
+        flips = [aspect.flips(scene, z, mentioned, specs, rng) for aspect in combo]
+        scenes.append([scene] + [options[rng.integers(len(options))] for options in flips])
+        negated.append(z)
+    for _ in range(candidates - pairs * versions):  # what does not fill a whole pair: lone base scenes
+        a = draw(specs["a"], frozenset(named))
+        b = a and draw(specs["b"], frozenset(named | {a.label}))
+        extra = b and draw(specs["extra"], frozenset(named | {a.label, b.label}))
+        if extra is None:
+            return None
+        scenes.append([_layout(need, specs, rng, a, b, extra)])
+    ordered = [scene for group in scenes for scene in group][:candidates]
+    x, y, z = members[0][0], members[0][1], negated[0]
+    atoms = tuple(atom for aspect in combo for atom in aspect.atoms(x.label, y.label, z and z.label))
+    timelines = [s.events(clip_seconds) for s in ordered]
     if any(t is None for t in timelines) or len(set(timelines)) != len(timelines):
         return None
     verdicts = [relevant(atoms, t) for t in timelines]
@@ -233,6 +272,6 @@ def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optiona
     clips = tuple(Candidate(f"{query_id}-{pos:02d}", timelines[i]) for pos, i in enumerate(order))
     position = np.argsort(order)          # where each planned scene landed
     positive = clips[position[0]].clip_id
-    hard_ids = tuple(sorted(clips[position[i]].clip_id for i in range(1, 1 + min(len(hard), candidates - 1))))
+    hard_ids = tuple(sorted(clips[position[i]].clip_id for i in range(1, min(versions, candidates))))
     phrases = {"x": x.phrase, "y": y.phrase, "z": z.phrase if z else ""}
     return QueryPlan(query_id, task.name, _query_text(combo, phrases, rng), atoms, clips, positive, hard_ids)
