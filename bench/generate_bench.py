@@ -3,8 +3,8 @@
     python bench/generate_bench.py [--esc50 ../shared/data/esc50-subset] [--scaper-clips 100]
 
 1. The full default split (1,000 queries, 10,000 x 10 s clips at 44.1 kHz) from the ESC-50 subset
-   with --workers 2: wall time against the 120 s target and peak RSS of the whole process tree
-   against the 2 GB target.
+   with --workers 2: wall time against the 120 s target and peak memory of the whole process tree
+   (proportional set size, shared pages counted once) against the 2 GB target.
 2. With one worker, the whole-run cost per clip (sound bank, planning, qrels, rendering, FLAC,
    Parquet) against Scaper 1.6.5 rendering comparable soundscapes (10 s, 44.1 kHz, 3 events +
    background) in the same run; target: at least 6x cheaper. Scaper lives in its own virtual
@@ -30,13 +30,14 @@ REASONAUDIO = [sys.executable, "-m", "generation"]
 
 
 def tree_rss(pid: int) -> int:
-    """Resident memory of a process and all its descendants, in bytes (Linux /proc)."""
+    """Memory of a process and all its descendants, in bytes: the sum of their proportional set sizes
+    (Linux /proc), so that pages forked workers share with their parent count once, not per process."""
     total, stack = 0, [pid]
     while stack:
         current = stack.pop()
         try:
-            with open(f"/proc/{current}/status") as handle:
-                total += next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
+            with open(f"/proc/{current}/smaps_rollup") as handle:
+                total += next(int(line.split()[1]) * 1024 for line in handle if line.startswith("Pss:"))
             with open(f"/proc/{current}/task/{current}/children") as handle:
                 stack += [int(child) for child in handle.read().split()]
         except (FileNotFoundError, StopIteration, ProcessLookupError):
@@ -97,7 +98,8 @@ def main() -> None:
                                                     "--workers", "2", "--quiet"])
             print("full default split (1,000 queries, 10,000 clips of 10 s at 44.1 kHz), --workers 2:")
             print(f"  wall {wall:6.1f} s   ratio to the 120 s target {wall / 120:5.2f} (<= 1 passes)")
-            print(f"  peak RSS {rss / 2**30:5.2f} GiB   ratio to the 2 GB target {rss / 2e9:5.2f} (<= 1 passes)")
+            print(f"  peak memory (PSS of the process tree) {rss / 2**30:5.2f} GiB   ratio to the 2 GB target "
+                  f"{rss / 2e9:5.2f} (<= 1 passes)")
             shutil.rmtree(f"{tmp}/full")
         queries = args.single_worker_queries
         wall, _ = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/one", "--workers", "1",

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import multiprocessing
+from collections import deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -163,12 +164,27 @@ def _render_rows(job: tuple[list, float]) -> list[bytes]:
     return [encode_flac(render(events, _BANK, clip_seconds), _BANK.sample_rate) for events in timelines]
 
 
+def _bounded_map(function, jobs, pool, window: int):
+    """`map` in order over a process pool with at most `window` jobs in flight: Pool.imap would queue
+    every job at once and let finished FLAC batches pile up in memory when writing lags."""
+    if pool is None:
+        yield from map(function, jobs)
+        return
+    pending = deque()
+    for job in jobs:
+        pending.append(pool.apply_async(function, (job,)))
+        if len(pending) >= window:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
+
+
 def _corpus_batches(plan: Plan, first: int, end: int, pool, bar):
     phrases = {s.label: s.phrase for s in plan.bank.sounds}
     starts = range(first, end, AUDIO_ROWS_PER_GROUP)
-    jobs = ([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]] for s in starts)
-    results = pool.imap(_render_rows, ((j, plan.config.clip_seconds) for j in jobs)) if pool else \
-        map(_render_rows, ((j, plan.config.clip_seconds) for j in jobs))
+    jobs = (([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]], plan.config.clip_seconds)
+            for s in starts)
+    results = _bounded_map(_render_rows, jobs, pool, window=2 * plan.config.workers)
     for start, flacs in zip(starts, results):
         rows = []
         for (query, candidate), flac in zip(plan.clips[start:start + len(flacs)], flacs):

@@ -43,8 +43,8 @@ class Aspect:
         raise NotImplementedError
 
     def flips(self, scene: Scene, negated, mentioned: set[str], specs: dict, rng) -> list[Scene]:
-        """Minimal pairs: the scene changed only in what this aspect tests (`negated`: an AtomicSound;
-        `specs` and `rng` for `put`)."""
+        """The ways to change the scene only in what this aspect tests; the planner takes one of them
+        (`negated`: an AtomicSound; `specs` and `rng` for `put`)."""
         raise NotImplementedError
 
 
