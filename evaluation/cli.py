@@ -120,11 +120,13 @@ def run_baselines(args) -> int:
 
 def run_demo(args) -> int:
     _quiet(args)
+    from generation.cli import print_summary
     from generation.pipeline import GenerateConfig, generate
 
     for split in ("test", "train"):  # the train split feeds the shortcut audit; test first, so train avoids its texts
-        generate(GenerateConfig(out=args.out, split=split, queries_per_task=args.queries_per_task,
-                                sample_rate=16000, progress=not args.quiet))
-    print(f"demo corpus in {args.out}: group accuracy (%) per task, 95 % intervals; random = 10 %\n")
+        record = generate(GenerateConfig(out=args.out, split=split, queries_per_task=args.queries_per_task,
+                                         sample_rate=16000, progress=not args.quiet))
+        print_summary(record, split, args.out)
+    print(f"\nbaselines on {args.out} (test): group accuracy (%) per task, 95 % intervals; random = 10 %\n")
     print(baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", None, not args.quiet))
     return 0

@@ -57,6 +57,16 @@ def _generate_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
+def print_summary(record: dict, split: str, out: str) -> None:
+    """What a generated split holds, one example query per task."""
+    counts = record["counts"]
+    print(f"\n{split}: {counts['queries']} queries, {counts['clips']} clips, {counts['atomic_sounds']} atomic "
+          f"sounds of {counts['classes']} classes -> {out}")
+    print(f"{'task':10} {'queries':>7}  example")
+    for task, n in counts["queries_per_task"].items():
+        print(f"{task:10} {n:7d}  {record['examples'][task]['query']}")
+
+
 def _run_generate(args) -> int:
     from .pipeline import GenerateConfig, generate
 
@@ -66,12 +76,7 @@ def _run_generate(args) -> int:
         sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), skip_bad_sources=args.skip_bad_sources,
         workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, progress=not args.quiet)
     record = generate(config)
-    counts = record["counts"]
-    print(f"\n{args.split}: {counts['queries']} queries, {counts['clips']} clips, {counts['atomic_sounds']} atomic "
-          f"sounds of {counts['classes']} classes -> {args.out}")
-    print(f"{'task':10} {'queries':>7}  example")
-    for task, n in counts["queries_per_task"].items():
-        print(f"{task:10} {n:7d}  {record['examples'][task]['query']}")
+    print_summary(record, args.split, args.out)
     if record["skipped_sources"]:
         print(f"skipped {len(record['skipped_sources'])} bad source recording(s); the card lists them")
     if not record["complete"]:

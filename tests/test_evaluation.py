@@ -141,3 +141,11 @@ def test_bad_model_specs_are_clear_errors(small_corpus):
         open_system("clap:")
     with pytest.raises(ValueError, match="mode must be"):
         run(open_system("oracle"), EvalData.load(str(small_corpus)), "ranking")
+
+
+def test_demo_builds_a_corpus_and_prints_the_baseline_table(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--queries-per-task", "4", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    for line in ("test: 20 queries", "train: 20 queries", "| oracle | 100.0", "| bag-of-sounds |", "| random |",
+                 "| shortcut-audit |", "shortcut-audit: its interval"):
+        assert line in printed
