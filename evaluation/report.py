@@ -87,7 +87,7 @@ def baseline_table(results: dict[str, dict], mode: str) -> str:
     """One row per system: the headline per task and on average, with intervals."""
     headline = HEADLINE[mode]
     tasks = tasks_of(next(iter(results.values())))
-    lines = [f"| system | " + " | ".join(tasks) + " |", "|---|" + "---:|" * len(tasks)]
+    lines = ["| system | " + " | ".join(tasks) + " |", "|---|" + "---:|" * len(tasks)]
     for name, result in results.items():
         lines.append(f"| {name} | " + " | ".join(_cell(result, t, headline) for t in tasks) + " |")
     return "\n".join(lines) + "\n"

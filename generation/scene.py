@@ -5,7 +5,7 @@ Every task varies the same few parameters, so a minimal pair is a `dataclasses.r
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .relations import Event
 

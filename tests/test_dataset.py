@@ -48,7 +48,7 @@ def test_card_declares_configs_features_splits_and_licence(two_splits):
     assert "2605.03361" in text and "Known limitations" in text and "Random group accuracy" in text
     queries = datasets.load_dataset(str(two_splits), "queries", split="test")
     for task in ("negation", "order", "overlap", "duration", "mix"):
-        first = queries.filter(lambda t: t == task, input_columns="task")[0]["text"]
+        first = queries[queries["task"].index(task)]["text"]
         assert f"**{task}** — query: “{first}”" in text
 
 

@@ -97,7 +97,7 @@ def test_a_killed_run_resumes_to_the_same_corpus(tmp_path, several_files, monkey
     killed = tmp_path / "killed"
     assert not (killed / "README.md").exists() and validate(killed)  # nothing looks complete
     assert not list(killed.glob("*/*.parquet"))  # all of it is staged out of view
-    with pytest.raises(Exception):
+    with pytest.raises(FileNotFoundError, match="doesn't contain any data files"):
         datasets.load_dataset(str(killed), "corpus", split="test")
     monkeypatch.setattr(pipeline, "_render_rows", real)
     generate(small_config(killed))
