@@ -39,9 +39,3 @@ def write_json(path: Path, data) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     os.replace(partial, path)
-
-
-def write_text(path: Path, text: str) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text)
-    os.replace(partial, path)

@@ -17,9 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 DEPTH = 100             # corpus metrics look at the top 100 (MAP@100); nDCG, recall and hit at 10 or less
-GROUP_METRICS = ("accuracy", "mrr")
 _THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
-CORPUS_METRICS = ("ndcg@10", "recall@1", "recall@5", "recall@10", "hit@10", "mrr", "map@100")
 
 
 # ---------------------------------------------------------------- inputs
