@@ -20,6 +20,7 @@ from tqdm.auto import tqdm
 
 import pyarrow.parquet as pq
 
+from reasonaudio_dataset.card import write_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file, data_pattern
 
 from .bank import SoundBank, build_bank
@@ -104,7 +105,7 @@ class Plan:
 def test_texts(out: Path) -> frozenset[str]:
     """Query texts of the test split already in `out` (finished or staged): other splits avoid them."""
     files = sorted(out.glob(data_pattern("queries", "test"))) + sorted((out / STAGING).glob(data_pattern("queries", "test")))
-    return frozenset(text for f in files[:1] for text in pq.read_table(f, columns=["text"]).column("text").to_pylist())
+    return frozenset(text for f in files for text in pq.read_table(f, columns=["text"]).column("text").to_pylist())
 
 
 def plan_split(config: GenerateConfig) -> Plan:
@@ -275,8 +276,6 @@ def finalize(out: Path, split: str) -> bool:
     if missing:
         log.info("%d file(s) of split %s are not written yet: %s", len(missing), split, missing[:3])
         return False
-    from reasonaudio_dataset.card import write_card
-
     for relative, path in found.items():
         if path != out / relative:
             (out / relative).parent.mkdir(parents=True, exist_ok=True)

@@ -175,7 +175,7 @@ def check_feasible(task: Task, by_label: dict[str, list], clip_seconds: float) -
         if specs["extra"].max_seconds < MIN_SECONDS:
             raise PlanningError(f"{name}: {clip_seconds} s clips leave no room for a third sound; use longer clips")
         pair, extra = picker.eligible(specs["a"]), picker.eligible(specs["extra"])
-        total = 3 + requirements(combo)["negated"] + 1          # a, b, extra, the negated class, one replacement
+        total = 3 + requirements(combo)["negated"] + 1          # a, b, extra, the negated class, one more pair
         if len(pair) < 3 or len(set(pair) | set(extra)) < total:
             kind = "continuous " if specs["a"].continuous else ""
             raise PlanningError(
