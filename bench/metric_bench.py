@@ -74,12 +74,23 @@ def main() -> None:
     def ours(bootstrap=0, matrix=similarity):
         return metric.compute(similarity=matrix, queries=queries, corpus_ids=clip_ids, qrels=qrels, bootstrap=bootstrap)
 
+    def first_call() -> float:
+        """One call on tables the metric has not parsed yet (new Datasets get new fingerprints)."""
+        fresh_queries, fresh_qrels = (datasets.Dataset.from_dict(t.to_dict()) for t in (queries, qrels))
+        start = time.perf_counter()
+        metric.compute(similarity=similarity, queries=fresh_queries, corpus_ids=clip_ids, qrels=fresh_qrels,
+                       bootstrap=0)
+        return time.perf_counter() - start
+
     t_anchor = timed(anchor, args.repeat)
     t_ours = timed(ours, args.repeat)
+    t_first = statistics.median(first_call() for _ in range(args.repeat))
     t_boot = timed(lambda: ours(1000), args.repeat)
     print(f"matrix {args.queries} x {args.clips} float32, corpus mode, all metrics")
     print(f"  anchor (numpy rank of positive) {t_anchor * 1e3:8.1f} ms")
-    print(f"  reasonaudio_metric via evaluate {t_ours * 1e3:8.1f} ms   ratio to anchor {t_ours / t_anchor:5.2f}x (target <= 5x)")
+    print(f"  reasonaudio_metric via evaluate {t_ours * 1e3:8.1f} ms   ratio to anchor {t_ours / t_anchor:5.2f}x (target <= 5x)"
+          "  [tables already parsed, as in an eval loop]")
+    print(f"  same, first call on new tables  {t_first * 1e3:8.1f} ms   ratio to anchor {t_first / t_anchor:5.2f}x")
     print(f"  1,000 bootstrap resamples add   {(t_boot - t_ours) * 1e3:8.1f} ms   (target <= 200 ms)")
     if args.device != "cpu":
         import torch

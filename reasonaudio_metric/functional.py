@@ -34,6 +34,8 @@ def _arrow_column(table, name: str):
     if hasattr(table, "with_format") and hasattr(table, "column_names"):
         if name not in table.column_names:
             raise ValueError(f"the table lacks the column {name!r}")
+        if getattr(table, "_indices", True) is None:  # no select/filter: the table's own column, as is
+            return table.data.column(name)
         return table.with_format("arrow")[name]
     try:
         return pa.array(list(table[name]))
@@ -61,15 +63,13 @@ def _check_matrix(similarity, rows: int, columns: int | None, what: str, finite:
     return similarity if _is_torch(similarity) or similarity.dtype.kind == "f" else similarity.astype(np.float64)
 
 
-def _ids(values, what: str) -> dict:
-    index = {}
-    for i, value in enumerate(values):
-        if value in index:
-            raise ValueError(f"duplicate {what} {value!r}")
-        index[value] = i
-    if not index:
+def _check_ids(values: list, what: str) -> None:
+    if not values:
         raise ValueError(f"no {what}s given (empty input)")
-    return index
+    if len(set(values)) != len(values):
+        seen = set()
+        duplicate = next(v for v in values if v in seen or seen.add(v))
+        raise ValueError(f"duplicate {what} {duplicate!r}")
 
 
 # ---------------------------------------------------------------- closed forms
@@ -179,7 +179,8 @@ def group_random(candidates: int, queries: int) -> dict[str, np.ndarray]:
 @dataclass
 class TieGroups:
     """Per relevant item ranked within DEPTH: its query, a (items strictly above), m (tie size), r
-    (relevant items in its tie group), before (relevant items above it), whether it leads its group."""
+    (relevant items in its tie group), before (relevant items above it), whether it leads its group;
+    a row may stand for `weight` identical items (all of a tie group's relevant items are alike)."""
 
     query: np.ndarray
     a: np.ndarray
@@ -188,6 +189,7 @@ class TieGroups:
     before: np.ndarray
     leader: np.ndarray
     first: tuple[np.ndarray, np.ndarray, np.ndarray]   # per query: a, m, r of its best relevant item's group
+    weight: np.ndarray | None = None
 
 
 def _counts_by_group(query, score):
@@ -300,7 +302,7 @@ def corpus_metrics(groups: TieGroups, relevant_count: np.ndarray, depth: int = D
     queries = len(relevant_count)
 
     def per_query(values):
-        return np.bincount(q, weights=values, minlength=queries)
+        return np.bincount(q, weights=values if groups.weight is None else values * groups.weight, minlength=queries)
 
     out = {}
     ideal = _TABLES.grow(depth + 1).discount[np.minimum(relevant_count, 10)]
@@ -320,11 +322,9 @@ def corpus_metrics(groups: TieGroups, relevant_count: np.ndarray, depth: int = D
 def corpus_random(relevant_count: np.ndarray, pool_size: np.ndarray, depth: int = DEPTH) -> dict[str, np.ndarray]:
     """The corpus metrics of constant scores: each query's non-excluded clips form one tie group."""
     r, m = relevant_count.astype(np.int64), pool_size.astype(np.int64)
-    query = np.repeat(np.arange(len(r)), r)
-    first = np.r_[True, query[1:] != query[:-1]]
-    groups = TieGroups(query, np.zeros(len(query), np.int64), m[query], r[query], np.zeros(len(query), np.int64),
-                       first, (np.zeros(len(r), np.int64), m, r))
-    return corpus_metrics(groups, relevant_count, depth)
+    zero = np.zeros(len(r), np.int64)
+    one_row_per_query = TieGroups(np.arange(len(r)), zero, m, r, zero, np.ones(len(r), bool), (zero, m, r), weight=r)
+    return corpus_metrics(one_row_per_query, relevant_count, depth)
 
 
 # ---------------------------------------------------------------- summaries
@@ -381,7 +381,7 @@ def _by_task(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict
 def _group_inputs(queries, similarity):
     query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
     candidates, positives = _column(queries, "candidates"), _column(queries, "positive")
-    _ids(query_ids, "query_id")
+    _check_ids(query_ids, "query_id")
     similarity = _check_matrix(similarity, len(query_ids), None, "one row per query, one column per candidate")
     width = similarity.shape[1]
     positive_index = []
@@ -439,24 +439,24 @@ def parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
 
 
 def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
-    query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
-    _ids(query_ids, "query_id")
-    _ids(list(corpus_ids), "corpus id")
+    query_ids, tasks, corpus_ids = _column(queries, "query_id"), _column(queries, "task"), list(corpus_ids)
+    _check_ids(query_ids, "query_id")
+    _check_ids(corpus_ids, "corpus id")
     value = np.asarray(_arrow_column(qrels, "score").to_numpy(zero_copy_only=False))
-    bad = set(np.unique(value).tolist()) - {1, -1}
-    if bad:
-        raise ValueError(f"qrels scores must be 1 (relevant) or -1 (excluded), got {sorted(bad)[:3]}")
-    query = _positions(_arrow_column(qrels, "query_id"), list(query_ids), "query")
-    clip = _positions(_arrow_column(qrels, "clip_id"), list(corpus_ids), "clip")
-    if len(query) and np.any(np.diff(np.sort(query * len(corpus_ids) + clip)) == 0):
-        raise ValueError("qrels list a (query_id, clip_id) pair twice")
     relevant, excluded = value == 1, value == -1
+    if not np.all(relevant | excluded):
+        raise ValueError(f"qrels scores must be 1 (relevant) or -1 (excluded), got {value[~(relevant | excluded)][:3]}")
+    query = _positions(_arrow_column(qrels, "query_id"), query_ids, "query")
+    clip = _positions(_arrow_column(qrels, "clip_id"), corpus_ids, "clip")
+    pair = query * len(corpus_ids) + clip
+    by_query = np.argsort(pair)        # sorted by query (then clip): a repeated pair sits next to itself
+    if np.any(pair[by_query][1:] == pair[by_query][:-1]):
+        raise ValueError("qrels list a (query_id, clip_id) pair twice")
     relevant_count = np.bincount(query[relevant], minlength=len(query_ids))
     if (relevant_count == 0).any():
         missing = [query_ids[i] for i in np.flatnonzero(relevant_count == 0)[:3]]
         raise ValueError(f"{int((relevant_count == 0).sum())} queries have no relevant clip in qrels, e.g. {missing}")
     pool_size = len(corpus_ids) - np.bincount(query[excluded], minlength=len(query_ids))
-    by_query = np.argsort(query, kind="stable")
     query, clip, relevant, excluded = query[by_query], clip[by_query], relevant[by_query], excluded[by_query]
     pairs = (query[relevant], clip[relevant], query[excluded], clip[excluded])
     return CorpusTables(query_ids, np.asarray(tasks), pairs, relevant_count, corpus_random(relevant_count, pool_size))
