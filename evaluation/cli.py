@@ -99,7 +99,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
             notes.append(f"{spec} skipped: {error}")
             continue
         result = run(system, data, "group", device, progress=progress)
-        results[system.name.split("?train=")[0]] = result
+        results[system.name] = result
         if out:
             write_results(Path(out) / system.name.split(":")[0], result, system.name, data_path,
                           {"mode": "group", "split": "test", "device": device, "bootstrap": 1000, "seed": 0})

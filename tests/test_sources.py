@@ -24,12 +24,11 @@ def test_atomic_sounds_are_mono_trimmed_resampled_and_level_safe(tmp_path):
     stereo[rate:2 * rate] = 0.8 * np.sin(np.arange(rate) * 0.1)[:, None]
     samples, _ = prepare(stereo, rate, 16000)
     assert samples.ndim == 1 and abs(len(samples) / 16000 - 1.0) < 0.03  # only the active second is kept
-    path = write_tone(tmp_path / "dog" / "0.wav", seconds=1.0, rate=rate, amplitude=0.9, channels=2)
+    write_tone(tmp_path / "dog" / "0.wav", seconds=1.0, rate=rate, amplitude=0.9, channels=2)
     bank = build_bank(f"folder:{tmp_path}", split=None, count=1, sample_rate=16000, progress=False)
     sound = bank.sounds[0]
     assert sound.sample_rate == 16000 and sound.samples.ndim == 1 and np.abs(sound.samples).max() <= 0.3 + 1e-6
     assert sound.phrase == "a dog barking" and sound.origin == "folder:dog/0.wav"
-    del path
 
 
 def test_kind_is_decided_from_the_label_or_the_envelope():

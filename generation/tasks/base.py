@@ -7,11 +7,12 @@ flips, verify every candidate with `relevant`, shuffle (see `_try_group`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
 
+from ..bank import MIN_ACTIVE_SECONDS
 from ..relations import NO, YES, Atom, Event, relevant
 from ..scene import ARRANGEMENTS, EXTRA_PLACES, Scene, Slot
 
@@ -19,7 +20,7 @@ MAX_ATTEMPTS = 200
 GAP_SECONDS = (0.7, 1.2)
 GAIN_DB = (-6.0, 0.0)
 CONTINUOUS_SECONDS = (1.0, 2.5)
-MIN_SECONDS = 0.25          # the bank's shortest atomic sound
+MIN_SECONDS = MIN_ACTIVE_SECONDS          # the bank's shortest atomic sound
 
 
 class PlanningError(ValueError):
@@ -34,7 +35,7 @@ class Aspect:
     extra_places: tuple[str, ...] = EXTRA_PLACES
     continuous_pair = False                 # a and b must be croppable to any length
     pair_seconds: Optional[tuple[tuple[float, float], tuple[float, float]]] = None  # (a range, b range)
-    min_seconds = 0.25                      # shortest sound usable in a or b
+    min_seconds = MIN_SECONDS               # shortest sound usable in a or b
     needs_negated = False                   # draws a class z that the positive lacks
     sentences: tuple[str, ...] = ()         # full queries, with {x} {y} {z}
     clauses: tuple[str, ...] = ()           # the same aspect as a clause added to another one
@@ -115,10 +116,13 @@ class SoundPicker:
 
     by_label: dict[str, list]                      # label -> AtomicSound list
     rng: np.random.Generator
+    _eligible: dict = field(default_factory=dict, repr=False)   # per SlotSpec: planning asks the same few
 
     def eligible(self, spec: SlotSpec) -> dict[str, list]:
-        found = {label: [s for s in sounds if spec.admits(s)] for label, sounds in self.by_label.items()}
-        return {label: sounds for label, sounds in found.items() if sounds}
+        if spec not in self._eligible:
+            found = {label: [s for s in sounds if spec.admits(s)] for label, sounds in self.by_label.items()}
+            self._eligible[spec] = {label: sounds for label, sounds in found.items() if sounds}
+        return self._eligible[spec]
 
     def pick(self, spec: SlotSpec, exclude: set[str] = frozenset()):
         options = {k: v for k, v in self.eligible(spec).items() if k not in exclude}
@@ -128,11 +132,15 @@ class SoundPicker:
         return options[label][self.rng.integers(len(options[label]))]
 
 
+def _continuous_seconds(spec: SlotSpec, rng) -> float:
+    """The length a continuous sound gets in a slot of this spec."""
+    return round(float(rng.uniform(*spec.seconds)), 3)
+
+
 def _slot(sound, rng, spec: SlotSpec) -> Slot:
     continuous = sound.kind == "continuous"
-    seconds = rng.uniform(*spec.seconds) if continuous else sound.seconds
-    return Slot(sound.label, sound.source_id, round(float(seconds), 3), round(float(rng.uniform(*GAIN_DB)), 1),
-                continuous)
+    seconds = _continuous_seconds(spec, rng) if continuous else round(float(sound.seconds), 3)
+    return Slot(sound.label, sound.source_id, seconds, round(float(rng.uniform(*GAIN_DB)), 1), continuous)
 
 
 def put(slot: Slot, sound, spec: SlotSpec, rng: np.random.Generator) -> Slot:
@@ -145,7 +153,7 @@ def put(slot: Slot, sound, spec: SlotSpec, rng: np.random.Generator) -> Slot:
     elif slot.continuous:
         seconds = slot.seconds
     else:
-        seconds = round(float(rng.uniform(*spec.seconds)), 3)
+        seconds = _continuous_seconds(spec, rng)
     return replace(slot, label=sound.label, source_id=sound.source_id, seconds=seconds, continuous=continuous)
 
 
