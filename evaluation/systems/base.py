@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.loading import audio_decoder
+from reasonaudio_dataset.loading import audio_decoder, load_reasonaudio
 
 
 @dataclass
@@ -23,14 +23,11 @@ class EvalData:
 
     @classmethod
     def load(cls, path_or_repo: str, split: str = "test") -> "EvalData":
-        def table(config: str) -> datasets.Dataset:
-            try:
-                return datasets.load_dataset(path_or_repo, config, split=split)
-            except ValueError as error:  # a split the folder lacks
-                raise ValueError(f"{path_or_repo} has no {config!r} table for split {split!r}: {error}") from None
-
-        corpus = table("corpus").cast_column("audio", datasets.Audio(decode=False))
-        return cls(table("queries"), corpus, table("qrels"), path_or_repo)
+        try:
+            tables = load_reasonaudio(path_or_repo, split=split)
+        except ValueError as error:  # a split the folder lacks
+            raise ValueError(f"{path_or_repo} has no split {split!r}: {error}") from None
+        return cls(tables.queries, tables.corpus.with_format(None), tables.qrels, path_or_repo)
 
     def audio_batches(self, sampling_rate: int | None, batch_size: int, progress: bool = True):
         """Lists of mono float32 arrays in corpus order, resampled to `sampling_rate`."""
