@@ -47,6 +47,7 @@ class AtomicSound:
     license: str
     samples: np.ndarray = field(repr=False, compare=False)
     sample_rate: int = 44100
+    attribution: str = ""      # author / credit line, where the source gives one
 
     @property
     def seconds(self) -> float:
@@ -54,7 +55,8 @@ class AtomicSound:
 
     def row(self) -> dict:
         return {"source_id": self.source_id, "label": self.label, "phrase": self.phrase, "kind": self.kind,
-                "origin": self.origin, "license": self.license, "duration": round(self.seconds, 3)}
+                "origin": self.origin, "license": self.license, "attribution": self.attribution,
+                "duration": round(self.seconds, 3)}
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,10 @@ def _frame_rms(samples: np.ndarray, frame: int) -> np.ndarray:
     return np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
 
 
+def _rms(samples: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
+
+
 def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=None) -> tuple[np.ndarray, np.ndarray]:
     """Mono, cropped, resampled and trimmed to the active region; returns (samples, frame RMS)."""
     samples = np.asarray(samples, dtype=np.float32)
@@ -100,7 +106,12 @@ def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=No
     if samples.size == 0 or np.abs(samples).max() < SILENT_PEAK:
         raise BadAudio("silent" if samples.size else "empty after cropping to start/end")
     if rate != sample_rate:
+        before = _rms(samples)
         samples = soxr.resample(samples, rate, sample_rate, quality="HQ").astype(np.float32)
+        # the trimming rule applied to the whole sound: kept below TRIM_DB of itself, it is inaudible
+        if np.abs(samples).max() < SILENT_PEAK or _rms(samples) < before * 10 ** (TRIM_DB / 20):
+            raise BadAudio(f"silent after resampling from {rate} to {sample_rate} Hz (its energy lies above "
+                           f"{sample_rate // 2} Hz); use a higher --sample-rate")
     frame = max(1, int(FRAME_SECONDS * sample_rate))
     rms = _frame_rms(samples, frame)
     active = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
@@ -121,8 +132,7 @@ def decide_kind(label: str, rms: np.ndarray, seconds: float, given: str | None) 
 
 
 def normalise(samples: np.ndarray) -> np.ndarray:
-    rms = float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
-    gain = min(10 ** (TARGET_RMS_DB / 20) / rms, PEAK_CEILING / float(np.abs(samples).max()))
+    gain = min(10 ** (TARGET_RMS_DB / 20) / _rms(samples), PEAK_CEILING / float(np.abs(samples).max()))
     return (samples * gain).astype(np.float32)
 
 
@@ -151,8 +161,25 @@ def make_atomic(recording: Recording, sample_rate: int, max_discrete_seconds: fl
     return AtomicSound(
         source_id=recording.recording_id, label=recording.label, phrase=phrase_for(recording.label, recording.phrase),
         kind=kind, origin=recording.origin, license=recording.license,
-        samples=fade(normalise(samples), sample_rate), sample_rate=sample_rate,
+        samples=quantise(fade(normalise(samples), sample_rate)), sample_rate=sample_rate,
     )
+
+
+def quantise(samples: np.ndarray) -> np.ndarray:
+    """Samples on the 16-bit grid they are published on (the `sources` audio): clips re-rendered from
+    the published sounds are then identical to the generated ones, which `validate` checks."""
+    return from_pcm16(to_pcm16(samples))
+
+
+def to_pcm16(samples: np.ndarray) -> np.ndarray:
+    """The 16-bit samples that sounds and clips are stored as (clipped for safety: atomic peaks keep
+    every clip below full scale)."""
+    scaled = np.rint(samples * np.float32(32767))
+    return np.clip(scaled, -32767, 32767, out=scaled).astype(np.int16)
+
+
+def from_pcm16(pcm: np.ndarray) -> np.ndarray:
+    return pcm.astype(np.float32) / np.float32(32767)
 
 
 def _balanced_queues(recordings: list[Recording], seed: int) -> dict[str, list[Recording]]:

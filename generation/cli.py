@@ -54,7 +54,14 @@ def _generate_parser(sub) -> None:
     p.add_argument("--shard-index", type=int, default=d.shard_index, help="which job this is (default: %(default)s)")
     p.add_argument("--skip-bad-sources", action="store_true",
                    help="leave out unreadable/empty/silent/NaN/unlabelled recordings (the card lists them)")
+    add_force(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def add_force(parser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="write into an --out that also holds unrelated files (left untouched, never published); "
+                             "a README.md that is not a ReasonAudio card is never overwritten, even so")
 
 
 def print_summary(record: dict, split: str, out: str) -> None:
@@ -74,7 +81,7 @@ def _run_generate(args) -> int:
         source=args.source, out=args.out, split=args.split, queries_per_task=args.queries_per_task,
         candidates=args.candidates, atomic_sounds=args.atomic_sounds, clip_seconds=args.clip_seconds,
         sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), skip_bad_sources=args.skip_bad_sources,
-        workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, progress=not args.quiet)
+        force=args.force, workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, progress=not args.quiet)
     record = generate(config)
     print_summary(record, args.split, args.out)
     if record["skipped_sources"]:
@@ -85,8 +92,10 @@ def _run_generate(args) -> int:
 
 
 def _run_merge(args) -> int:
+    from .layout import check_output_folder
     from .pipeline import RECORDS, STAGING, finalize, locate
 
+    check_output_folder(args.out, args.force)
     out = Path(args.out)
     for part in map(Path, args.parts):
         for plan_file in sorted((part / RECORDS).glob("*.plan.json")):
@@ -118,7 +127,7 @@ def _run_merge(args) -> int:
 def _run_validate(args) -> int:
     from .validate import validate
 
-    problems = validate(args.dir)
+    problems = validate(args.dir, quick=args.quick, workers=args.workers, progress=not args.quiet)
     if problems:
         print(f"{args.dir}: {len(problems)} problem(s)", file=sys.stderr)
         for line in problems:
@@ -129,7 +138,7 @@ def _run_validate(args) -> int:
 
 
 def _run_publish(args) -> int:
-    from .publish import NotPublishable, publish
+    from .publish import NotPublishable, left_behind, publish
 
     try:
         files = publish(args.dir, args.repo_id, private=args.private, revision=args.revision, dry_run=args.dry_run)
@@ -138,6 +147,11 @@ def _run_publish(args) -> int:
         return 1
     for path, size in files:
         print(f"{size:>14,d}  {path}")
+    others = left_behind(Path(args.dir), files)
+    if others:
+        print(f"warning: {len(others)} file(s) in {args.dir} are not part of the corpus and "
+              f"{'would not be' if args.dry_run else 'were not'} uploaded: {', '.join(others[:5])}"
+              + (" ..." if len(others) > 5 else ""), file=sys.stderr)
     total = sum(size for _, size in files)
     verb = "would upload" if args.dry_run else "uploaded"
     print(f"{verb} {len(files)} files, {total / 1e6:,.1f} MB, to dataset {args.repo_id}"
@@ -149,18 +163,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="ReasonAudio: a benchmark for reasoning in text-to-audio retrieval.",
                                      epilog=EXAMPLES)
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
     _generate_parser(sub)
     merge = sub.add_parser("merge", help="combine the folders of independent generate jobs and write the card")
     merge.add_argument("out", help="the folder to complete (may itself hold some jobs' files)")
     merge.add_argument("parts", nargs="*", help="folders written by other jobs")
-    validate = sub.add_parser("validate", help="re-check every invariant of a generated folder; non-zero exit on problems")
-    validate.add_argument("dir")
+    add_force(merge)
+    validate = sub.add_parser(
+        "validate", help="re-derive a generated folder from its files; exit 1 on any finding",
+        description="Re-derive everything a generated folder claims from its own files and report each difference "
+                    "with its file and row: the plan fingerprint recomputed from the tables against the stamp in "
+                    "every file; every candidate re-judged by the relevance function and the qrels recomputed; "
+                    "query texts and captions regenerated from constraints and events; the card compared with "
+                    "the one the writer would write now; files the records do not declare; text or recording "
+                    "leaks between splits; and, unless --quick, every clip decoded and compared with its "
+                    "re-rendering from the published atomic sounds (catches swapped, edited or shifted audio).")
+    validate.add_argument("dir", help="a folder written by reasonaudio generate or merge")
+    validate.add_argument("--quick", action="store_true", help="skip decoding and re-rendering the audio")
+    validate.add_argument("--workers", type=int, default=2, help="processes for the audio check (default: %(default)s)")
+    validate.add_argument("--quiet", action="store_true", help="no progress bar")
     publish = sub.add_parser("publish", help="upload a validated folder as a Hugging Face dataset",
                              description="Validate DIR, then create the dataset repository (if needed) and upload "
                                          "the folder. The token comes from `huggingface-cli login` or HF_TOKEN and is "
                                          "never printed.")
-    publish.add_argument("dir")
+    publish.add_argument("dir", help="a generated folder; only its card, records and declared data files are sent")
     publish.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repository")
     publish.add_argument("--private", action="store_true", help="create the repository private")
     publish.add_argument("--revision", help="branch to upload to (created if missing)")
@@ -179,6 +206,8 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         return COMMANDS[args.command](args)
-    except (ValueError, FileNotFoundError, FileExistsError) as error:
+    except (ValueError, OSError) as error:   # bad input: one line naming the cause (the traceback with --debug)
+        if args.debug:
+            raise
         print(f"reasonaudio {args.command}: {error}", file=sys.stderr)
         return 2

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import multiprocessing
-from collections import deque
+from collections import Counter, deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -21,9 +22,10 @@ from tqdm.auto import tqdm
 import pyarrow.parquet as pq
 
 from reasonaudio_dataset.card import write_card
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file, data_pattern
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern
 
 from .bank import SoundBank, build_bank
+from .layout import check_output_folder
 from .relations import judge_corpus
 from .render import encode_flac, render
 from .sources import SPLITS
@@ -33,6 +35,10 @@ from .writer import read_stamp, write_json, write_table
 log = logging.getLogger(__name__)
 RECORDS = ".reasonaudio"
 STAGING = f"{RECORDS}/staging"
+MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
+MAX_CLIP_SECONDS = 600.0
+SOURCE_FIELDS = ("source_id", "label", "phrase", "kind", "origin", "license", "attribution", "duration")
+QUERY_FIELDS = ("query_id", "task", "text", "constraint", "candidates", "positive", "hard_negatives")
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,7 @@ class GenerateConfig:
     tasks: tuple[str, ...] = tuple(TASKS)
     skip_bad_sources: bool = False
     # how the work is done, not what it makes: left out of the fingerprint
+    force: bool = False          # write beside unrelated files in --out (never over a foreign README.md)
     workers: int = 1
     num_shards: int = 1
     shard_index: int = 0
@@ -57,15 +64,24 @@ class GenerateConfig:
     def __post_init__(self):
         problems = [f"unknown split {self.split!r} (choose from {SPLITS})"] if self.split not in SPLITS else []
         problems += [f"unknown task {t!r} (choose from {list(TASKS)})" for t in self.tasks if t not in TASKS]
-        for name in ("queries_per_task", "atomic_sounds", "sample_rate", "workers", "num_shards"):
+        problems += [f"task {t!r} is listed {n} times in tasks (query and clip ids would repeat)"
+                     for t, n in Counter(self.tasks).items() if n > 1]
+        if not str(self.out).strip():
+            problems.append("out is empty (an unset shell variable?): name the output folder")
+        for name in ("queries_per_task", "atomic_sounds", "workers", "num_shards"):
             if getattr(self, name) < 1:
                 problems.append(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.candidates < 2:
             problems.append(f"candidates must be at least 2 (one positive, one negative), got {self.candidates}")
         if not 0 <= self.shard_index < self.num_shards:
             problems.append(f"shard-index must be in [0, {self.num_shards}), got {self.shard_index}")
-        if self.clip_seconds < 4:
-            problems.append(f"clip-seconds must be at least 4 (room for three sounds and gaps), got {self.clip_seconds}")
+        if not (math.isfinite(self.clip_seconds) and 4 <= self.clip_seconds <= MAX_CLIP_SECONDS):
+            problems.append(f"clip-seconds must be a number from 4 (room for three sounds and gaps) to "
+                            f"{MAX_CLIP_SECONDS}, got {self.clip_seconds}")
+        if self.sample_rate < MIN_SAMPLE_RATE:
+            problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
+                            f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "
+                            "lost, and audio-text models take 16 kHz or more")
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -86,12 +102,9 @@ class Plan:
 
     def __post_init__(self):
         self.clips = [(q, c) for q in self.queries for c in q.candidates]
-        digest = hashlib.sha256(json.dumps(self.config.content(), sort_keys=True).encode())
-        digest.update(json.dumps([s.row() for s in self.bank.sounds]).encode())
-        for query in self.queries:
-            digest.update(json.dumps(query_row(query)).encode())
-            digest.update(json.dumps([[e.to_dict() for e in c.events] for c in query.candidates]).encode())
-        self.fingerprint = digest.hexdigest()[:16]
+        self.fingerprint = fingerprint(self.config.content(), [s.row() for s in self.bank.sounds],
+                                       [query_row(q) for q in self.queries],
+                                       {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips})
 
     def corpus_files(self) -> list[tuple[str, int, int]]:
         """(relative path, first clip, end clip) for each corpus file; at most 500 MB even as raw PCM."""
@@ -100,6 +113,18 @@ class Plan:
         count = -(-len(self.clips) // per_file)
         return [(data_file("corpus", self.config.split, i, count), i * per_file, min(len(self.clips), (i + 1) * per_file))
                 for i in range(count)]
+
+
+def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]]) -> str:
+    """What a split is, as 16 hex digits: its parameters, its sounds, its queries and every candidate's
+    events. A pure function of table rows, so that `validate` recomputes it from the published files."""
+    digest = hashlib.sha256(json.dumps(parameters, sort_keys=True).encode())
+    digest.update(json.dumps([{k: round(float(s[k]), 3) if k == "duration" else s[k] for k in SOURCE_FIELDS}
+                              for s in sources], sort_keys=True).encode())
+    for query in queries:
+        digest.update(json.dumps({k: query[k] for k in QUERY_FIELDS}, sort_keys=True).encode())
+        digest.update(json.dumps([events[c] for c in query["candidates"]], sort_keys=True).encode())
+    return digest.hexdigest()[:16]
 
 
 def test_texts(out: Path) -> frozenset[str]:
@@ -241,10 +266,17 @@ def locate(out: Path, relative: str, fingerprint: str) -> Path | None:
 def write_tables(plan: Plan, out: Path) -> None:
     stamp, split = {"fingerprint": plan.fingerprint, "split": plan.config.split}, plan.config.split
     tables = {"queries": lambda: [query_row(q) for q in plan.queries], "qrels": lambda: qrels_rows(plan),
-              "sources": lambda: [s.row() for s in plan.bank.sounds]}
+              "sources": lambda: [source_row(s) for s in plan.bank.sounds]}
     for config, rows in tables.items():
         if locate(out, data_file(config, split), plan.fingerprint) is None:
-            write_table(out / STAGING / data_file(config, split), config, rows(), stamp)
+            write_table(out / STAGING / data_file(config, split), config, rows(), stamp,
+                        row_group_size=AUDIO_ROWS_PER_GROUP if "audio" in FEATURES[config] else None)
+
+
+def source_row(sound) -> dict:
+    """An atomic sound as published: its record and its samples (FLAC, on the grid they were used on)."""
+    return {**sound.row(), "audio": {"bytes": encode_flac(sound.samples, sound.sample_rate),
+                                     "path": f"{sound.source_id.replace('/', '_')}.flac"}}
 
 
 def split_record(plan: Plan) -> dict:
@@ -287,6 +319,7 @@ def finalize(out: Path, split: str) -> bool:
 
 def generate(config: GenerateConfig) -> dict:
     out = Path(config.out)
+    check_output_folder(out, config.force)
     plan = plan_split(config)
     record = split_record(plan)
     write_tables(plan, out)

@@ -1,17 +1,17 @@
 """`reasonaudio publish`: a validated folder to a Hub dataset repository (huggingface_hub).
 
 The token comes from `huggingface-cli login` or HF_TOKEN, as huggingface_hub finds it, and is never
-printed. Staged, half-written files never leave the machine.
+printed. Only the files the layout declares are sent (an allow-list): a credentials file or
+the source recordings lying in the same folder never leave the machine.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from reasonaudio_dataset.card import write_card
+from reasonaudio_dataset.card import RECORDS, write_card
 
+from .layout import LEFTOVER, publishable_files
 from .validate import validate
-
-NEVER_UPLOADED = (".reasonaudio/staging/**", "**/.*.partial", ".*.partial")
 
 
 class NotPublishable(ValueError):
@@ -19,19 +19,23 @@ class NotPublishable(ValueError):
 
 
 def files_to_upload(folder: Path) -> list[tuple[str, int]]:
-    """(relative path, bytes) of every file that an upload sends, sorted."""
-    from huggingface_hub.utils import filter_repo_objects
+    """(relative path, bytes) of exactly what an upload sends: the card, the finished splits' records
+    and the data files they declare. Nothing else in the folder ever leaves the machine."""
+    return [(path, (folder / path).stat().st_size) for path in publishable_files(folder)]
 
-    paths = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    kept = set(filter_repo_objects(paths, ignore_patterns=list(NEVER_UPLOADED)))
-    return [(path, (folder / path).stat().st_size) for path in paths if path in kept]
+
+def left_behind(folder: Path, files: list[tuple[str, int]]) -> list[str]:
+    """Files in the folder that are not uploaded (named in a warning; staging and records aside)."""
+    sent = {path for path, _ in files}
+    return sorted(path for path in (p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+                  if path not in sent and not path.startswith(f"{RECORDS}/") and not LEFTOVER.match(path))
 
 
 def publish(folder: str | Path, repo_id: str, private: bool = False, revision: str | None = None,
             dry_run: bool = False, token: str | None = None) -> list[tuple[str, int]]:
     """Validate, then upload `folder` as dataset `repo_id`; with `dry_run` only list what would go."""
     folder = Path(folder)
-    problems = validate(folder)
+    problems = validate(folder, quick=dry_run, workers=2)  # a dry run skips the audio check
     if problems:
         raise NotPublishable(f"{folder} fails validation, not publishing:\n" + "\n".join(f"  - {p}" for p in problems))
     if dry_run:
@@ -45,6 +49,6 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, revision: s
     if revision:
         api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
     api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset", revision=revision,
-                      ignore_patterns=list(NEVER_UPLOADED),
+                      allow_patterns=[path for path, _ in files],   # our own names: no glob characters
                       commit_message=f"ReasonAudio: {', '.join(sorted({p.split('/')[0] for p, _ in files}))}")
     return files

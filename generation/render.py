@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
-from .bank import fade
+from .bank import fade, to_pcm16
 from .relations import Event
 
 LOOP_CROSSFADE_SECONDS = 0.05
@@ -42,13 +42,15 @@ _SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gett
 
 
 def encode_flac(samples: np.ndarray, rate: int) -> bytes:
-    """16-bit FLAC bytes. libsndfile writes to a file path (in memory-backed /dev/shm where there is one)
-    with 16-bit input: a Python buffer costs a callback per FLAC frame, and float input a conversion."""
-    scaled = np.rint(samples * np.float32(32767))
-    pcm = np.clip(scaled, -32767, 32767, out=scaled).astype(np.int16)  # peak safety; atomic peaks make it a no-op
-    path = _SCRATCH / f"reasonaudio-{os.getpid()}.flac"
+    """16-bit FLAC bytes. libsndfile writes through a file descriptor, 16-bit in (a Python buffer costs a
+    callback per FLAC frame, float input a conversion), to a private file (exclusive create, mode 0600,
+    in memory-backed /dev/shm where there is one) that is unlinked before anything is written to it: no
+    path can be planted in its way, and nothing is left behind on any exit, a kill included."""
+    descriptor, path = tempfile.mkstemp(prefix="reasonaudio-", suffix=".flac", dir=_SCRATCH)
     try:
-        soundfile.write(path, pcm, rate, format="FLAC", subtype="PCM_16", compression_level=0.0)
-        return path.read_bytes()
+        os.unlink(path)
+        soundfile.write(descriptor, to_pcm16(samples), rate, format="FLAC", subtype="PCM_16",
+                        compression_level=0.0, closefd=False)
+        return os.pread(descriptor, os.fstat(descriptor).st_size, 0)
     finally:
-        path.unlink(missing_ok=True)
+        os.close(descriptor)

@@ -1,150 +1,377 @@
-"""`reasonaudio validate DIR`: re-check every invariant of a generated folder from its files alone."""
+"""`reasonaudio validate DIR`: re-derive a generated folder from its own files and report every difference.
+
+Nothing is taken on trust: the plan fingerprint is recomputed from the tables and compared with the
+stamp in every file; every candidate is re-judged by the relevance function and the qrels recomputed;
+every query text and caption is regenerated from its constraint and events; the card is compared with
+the one the writer would write now; and (unless `quick`) every clip is decoded and compared with its
+re-rendering from the published atomic sounds (`sources`) and its events, which catches swapped, edited
+or shifted audio. Each finding names the file and, where there is one, the row.
+"""
 from __future__ import annotations
 
+import io
 import json
-from collections import Counter
+import multiprocessing
+from collections import Counter, defaultdict
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
+import soundfile
 import yaml
 from scipy.stats import chisquare
+from tqdm.auto import tqdm
 
-from reasonaudio_dataset.card import RECORDS, load_records
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, CONFIGS, FEATURES, MAX_SHARD_BYTES, data_pattern
+from reasonaudio_dataset.card import RECORDS, CARD_RECORD, card_repo, render_card
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
 
-from .writer import read_stamp
+from .bank import AtomicSound, SoundBank, from_pcm16, to_pcm16
+from .layout import CARD, survey
+from .pipeline import SOURCE_FIELDS, caption, fingerprint
 from .relations import NO, YES, Atom, Event, judge_corpus, relevant
+from .render import render
+from .tasks import TASKS, possible_texts
+from .writer import read_stamp
 
-BALANCE_P = 1e-3   # positions of the positive: a chi-square test this unlikely under uniformity fails
-
-
-def _read(out: Path, config: str, split: str, columns=None):
-    files = sorted(out.glob(data_pattern(config, split)))
-    if not files:
-        raise FileNotFoundError(f"no {config} files for split {split}")
-    return [row for f in files for row in pq.read_table(f, columns=columns).to_pylist()]
+BALANCE_P = 1e-3       # positions of the positive: a chi-square test this unlikely under uniformity fails
+SILENT_PCM = 3         # a clip whose 16-bit peak is this low is silent
+TOLERANCE_PCM = 1      # re-rendered and stored samples may differ by rounding alone
 
 
-def _card_problems(out: Path, records: dict) -> list[str]:
-    readme = out / "README.md"
-    if not readme.is_file():
-        return ["README.md (the dataset card) is missing: the folder is incomplete"]
-    text = readme.read_text()
+class Table(list):
+    """Rows of one config and split, each with the file and row it came from under "_at"."""
+
+
+def _read(out: Path, relative: str, columns=None) -> tuple[list[dict], list[str]]:
+    try:
+        rows = pq.read_table(out / relative, columns=columns).to_pylist()
+    except Exception as error:  # truncated or foreign files raise several Arrow and OS errors
+        return [], [f"{relative}: unreadable Parquet ({type(error).__name__}: {str(error).splitlines()[0]})"]
+    for index, row in enumerate(rows):
+        row["_at"] = f"{relative} row {index}"
+    return rows, []
+
+
+def _records(out: Path) -> tuple[dict[str, dict], list[str]]:
+    records, findings = {}, []
+    for path in sorted((out / RECORDS).glob("*.json")):
+        if path.name.endswith(".plan.json") or path.name == CARD_RECORD:
+            continue
+        try:
+            records[path.name.removesuffix(".json")] = json.loads(path.read_text())
+        except ValueError as error:
+            findings.append(f"{RECORDS}/{path.name}: broken JSON ({error})")
+    return records, findings
+
+
+def _card_findings(out: Path) -> list[str]:
+    card = out / CARD
+    if not card.is_file():
+        return [f"{CARD} (the dataset card) is missing: the folder is incomplete"]
+    text = card.read_text(encoding="utf-8")
+    try:
+        yaml.safe_load(text.split("---\n")[1]) if text.startswith("---\n") else None
+    except yaml.YAMLError as error:
+        return [f"{CARD}: broken YAML header ({str(error).splitlines()[0]})"]
     if not text.startswith("---\n"):
-        return ["README.md has no YAML header"]
-    meta = yaml.safe_load(text.split("---\n")[1])
-    problems = []
-    configs = {c["config_name"]: c for c in meta.get("configs", [])}
-    if set(configs) != set(CONFIGS):
-        problems.append(f"card declares configs {sorted(configs)}, expected {sorted(CONFIGS)}")
-    for name, config in configs.items():
-        splits = {f["split"]: f["path"] for f in config.get("data_files", [])}
-        if set(splits) != set(records):
-            problems.append(f"config {name}: card lists splits {sorted(splits)}, finished splits are {sorted(records)}")
-        for split, pattern in splits.items():
-            if not list(out.glob(pattern)):
-                problems.append(f"config {name}, split {split}: no file matches {pattern}")
-    infos = {i.get("config_name"): i for i in meta.get("dataset_info", [])}
-    for name in CONFIGS:
-        declared = [f["name"] for f in infos.get(name, {}).get("features", [])]
-        if declared != list(FEATURES[name]):
-            problems.append(f"card features of {name} {declared} differ from the schema {list(FEATURES[name])}")
-    if any(out.rglob("*.py")):
-        problems.append("the folder holds .py files: datasets refuses folders with loading scripts")
-    return problems
+        return [f"{CARD} has no YAML header"]
+    try:
+        expected = render_card(out, card_repo(out))
+    except Exception as error:  # records or files too broken to describe; reported elsewhere
+        return [f"{CARD}: cannot be re-derived ({type(error).__name__}: {error})"]
+    if text == expected:
+        return []
+    lines, wanted = text.splitlines(), expected.splitlines()
+    at = next((i for i, (a, b) in enumerate(zip(lines, wanted)) if a != b), min(len(lines), len(wanted)))
+    found = lines[at] if at < len(lines) else "<end>"
+    should = wanted[at] if at < len(wanted) else "<end>"
+    return [f"{CARD} line {at + 1} differs from the card the records and files give: {found.strip()!r} "
+            f"(expected {should.strip()!r})"]
 
 
-def _file_problems(out: Path, split: str, record: dict) -> list[str]:
-    problems = []
+def _file_findings(out: Path, record: dict) -> list[str]:
+    findings = []
     for relative in record["files"]:
         path = out / relative
         if not path.is_file():
-            problems.append(f"{relative} is missing")
+            findings.append(f"{relative} is missing")
             continue
-        meta = pq.ParquetFile(path).metadata
-        stamp = read_stamp(path) or {}
+        try:
+            meta = pq.ParquetFile(path).metadata
+            stamp = read_stamp(path) or {}
+        except Exception as error:  # see _read
+            findings.append(f"{relative}: unreadable Parquet ({type(error).__name__}: {str(error).splitlines()[0]})")
+            continue
         if stamp.get("fingerprint") != record["fingerprint"]:
-            problems.append(f"{relative} belongs to another corpus (fingerprint {stamp.get('fingerprint')})")
-        if not relative.startswith("corpus/"):
-            continue
+            findings.append(f"{relative} belongs to another corpus (fingerprint {stamp.get('fingerprint')})")
         if path.stat().st_size > MAX_SHARD_BYTES:
-            problems.append(f"{relative} is {path.stat().st_size / 1e6:.0f} MB (> 500 MB)")
-        big = max(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
-        if big > AUDIO_ROWS_PER_GROUP:
-            problems.append(f"{relative} has row groups of {big} rows (> {AUDIO_ROWS_PER_GROUP})")
-    return problems
+            findings.append(f"{relative} is {path.stat().st_size / 1e6:.0f} MB (> 500 MB)")
+        if relative.startswith(("corpus/", "sources/")) and meta.num_row_groups:
+            big = max(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
+            if big > AUDIO_ROWS_PER_GROUP:
+                findings.append(f"{relative} has row groups of {big} rows (> {AUDIO_ROWS_PER_GROUP})")
+    return findings
 
 
-def _split_problems(out: Path, split: str, record: dict) -> list[str]:
-    problems = _file_problems(out, split, record)
-    if problems:
-        return problems
-    queries = _read(out, "queries", split)
-    clips = {row["clip_id"]: row for row in _read(out, "corpus", split, ["clip_id", "task", "query_id", "events"])}
-    qrels = {(r["query_id"], r["clip_id"]): r["score"] for r in _read(out, "qrels", split)}
-    params, counts = record["parameters"], record["counts"]
-    if len(queries) != counts["queries"] or len(clips) != counts["clips"]:
-        problems.append(f"{len(queries)} queries and {len(clips)} clips, the record says {counts['queries']} and {counts['clips']}")
-    per_task = Counter(q["task"] for q in queries)
-    if per_task != Counter(counts["queries_per_task"]):
-        problems.append(f"queries per task {dict(per_task)} differ from {counts['queries_per_task']}")
-    events = {cid: tuple(Event(**e) for e in row["events"]) for cid, row in clips.items()}
-    positions = Counter()
-    atoms_of = {}
+def _tables(out: Path, split: str, record: dict) -> tuple[dict[str, Table], list[str]]:
+    wanted = {"queries": None, "qrels": None, "sources": list(SOURCE_FIELDS),
+              "corpus": ["clip_id", "task", "query_id", "duration", "events", "caption"]}
+    tables, findings = {}, []
+    for config, columns in wanted.items():
+        files = [f for f in record["files"] if f.startswith(f"{config}/")]
+        rows = Table()
+        for relative in files:
+            found, problems = _read(out, relative, columns)
+            rows.extend(found)
+            findings += problems
+        tables[config] = rows
+    return tables, findings
+
+
+def _sources_findings(record: dict, sources: Table) -> list[str]:
+    findings = []
+    for source_id, n in Counter(s["source_id"] for s in sources).items():
+        if n > 1:
+            findings.append(f"sources: {source_id} is listed {n} times")
+    if sorted({s["license"] for s in sources}) != record["licenses"]:
+        findings.append(f"sources: licences {sorted({s['license'] for s in sources})} differ from the record's "
+                        f"{record['licenses']}")
+    return findings
+
+
+def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrases: dict[str, str]):
+    """Every query's constraint, group and text; returns (findings, atoms by query, owner of each clip)."""
+    findings, atoms_of, owner, positions = [], {}, {}, Counter()
     for query in queries:
-        atoms = atoms_of[query["query_id"]] = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
+        at, qid = query["_at"], query["query_id"]
+        try:
+            atoms = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
+        except (ValueError, KeyError, TypeError) as error:
+            findings.append(f"{at} ({qid}): broken constraint ({error})")
+            continue
         group = query["candidates"]
+        for clip_id in group:
+            if clip_id in owner:
+                findings.append(f"{at} ({qid}): clip {clip_id} is also a candidate of {owner[clip_id]}")
+            owner[clip_id] = qid
         if len(group) != params["candidates"] or len(set(group)) != len(group):
-            problems.append(f"{query['query_id']}: {len(set(group))} distinct candidates, expected {params['candidates']}")
+            findings.append(f"{at} ({qid}): {len(set(group))} distinct candidates, expected {params['candidates']}")
         unknown = [c for c in group if c not in clips]
         if unknown:
-            problems.append(f"{query['query_id']}: candidates not in the corpus: {unknown[:3]}")
+            findings.append(f"{at} ({qid}): candidates not in the corpus: {unknown[:3]}")
             continue
         if query["positive"] not in group:
-            problems.append(f"{query['query_id']}: its positive is not among its candidates")
+            findings.append(f"{at} ({qid}): its positive is not among its candidates")
             continue
+        atoms_of[qid] = atoms
         positions[group.index(query["positive"])] += 1
         if not set(query["hard_negatives"]) <= set(group) - {query["positive"]}:
-            problems.append(f"{query['query_id']}: hard negatives must be candidates other than the positive")
+            findings.append(f"{at} ({qid}): hard negatives must be candidates other than the positive")
+        if query["task"] not in TASKS:
+            findings.append(f"{at} ({qid}): unknown task {query['task']!r}")
+        elif query["text"] not in possible_texts(TASKS[query["task"]], atoms, phrases):
+            findings.append(f"{at} ({qid}): text {query['text']!r} is not what its constraint renders to")
         for clip_id in group:
-            verdict = relevant(atoms, events[clip_id])
             wanted = YES if clip_id == query["positive"] else NO
+            verdict = relevant(atoms, clips[clip_id]["timeline"])
             if verdict is not wanted:
-                problems.append(f"{query['query_id']}: candidate {clip_id} is {verdict.name}, should be {wanted.name}")
-    expected_qrels = {pair: verdict.value for pair, verdict in judge_corpus(atoms_of.items(), list(events.items())).items()}
-    if qrels != expected_qrels:
-        wrong = sorted(set(qrels.items()) ^ set(expected_qrels.items()))
-        problems.append(f"qrels differ from the annotations in {len(wrong)} pair(s), e.g. {wrong[:3]}")
+                findings.append(f"{at} ({qid}): candidate {clip_id} is {verdict.name}, should be {wanted.name}")
     observed = [positions[i] for i in range(params["candidates"])]
     if len(queries) >= 5 * params["candidates"] and chisquare(observed).pvalue < BALANCE_P:
-        problems.append(f"positives are not spread uniformly over candidate positions: {observed}")
-    return problems
+        findings.append(f"queries: positives are not spread uniformly over candidate positions: {observed}")
+    return findings, atoms_of, owner
 
 
-def validate(out: str | Path) -> list[str]:
-    """Every problem found, as readable lines; an empty list means the folder is valid."""
+def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrases: dict, labels: dict) -> list[str]:
+    findings = []
+    for clip in corpus:
+        at, cid = clip["_at"], clip["clip_id"]
+        if cid not in owner:
+            findings.append(f"{at} ({cid}): no query lists this clip")
+        elif (clip["query_id"], clip["task"]) != (owner[cid], tasks.get(owner[cid])):
+            findings.append(f"{at} ({cid}): query_id/task {clip['query_id']}/{clip['task']} should be "
+                            f"{owner[cid]}/{tasks.get(owner[cid])}")
+        if clip["duration"] != np.float32(params["clip_seconds"]):
+            findings.append(f"{at} ({cid}): duration {clip['duration']} should be {params['clip_seconds']}")
+        for event in clip["events"]:
+            if labels.get(event["source_id"]) != event["label"]:
+                findings.append(f"{at} ({cid}): event source {event['source_id']} is not a sound of class "
+                                f"{event['label']!r} in sources")
+            if not 0 <= event["onset"] < event["offset"] <= params["clip_seconds"]:
+                findings.append(f"{at} ({cid}): event {event['label']} at {event['onset']}-{event['offset']} s "
+                                "lies outside the clip")
+        if clip["caption"] != caption(clip["timeline"], phrases):
+            findings.append(f"{at} ({cid}): caption {clip['caption']!r} is not what its events give")
+    return findings
+
+
+def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: int, progress: bool) -> list[str]:
+    findings = _file_findings(out, record)
+    tables, unreadable = _tables(out, split, record)
+    findings += unreadable
+    if unreadable:
+        return findings
+    queries, corpus, qrels, sources = (tables[c] for c in ("queries", "corpus", "qrels", "sources"))
+    params, counts = record["parameters"], record["counts"]
+    if len(queries) != counts["queries"] or len(corpus) != counts["clips"] or len(sources) != counts["atomic_sounds"]:
+        findings.append(f"{len(queries)} queries, {len(corpus)} clips and {len(sources)} sounds; the record says "
+                        f"{counts['queries']}, {counts['clips']} and {counts['atomic_sounds']}")
+    if Counter(q["task"] for q in queries) != Counter(counts["queries_per_task"]):
+        findings.append(f"queries per task {dict(Counter(q['task'] for q in queries))} differ from "
+                        f"{counts['queries_per_task']}")
+    findings += _sources_findings(record, sources)
+    phrases = {s["label"]: s["phrase"] for s in sources}
+    clips = {}
+    for clip in corpus:
+        try:
+            clip["timeline"] = tuple(Event(**e) for e in clip["events"])
+            relevant([], clip["timeline"])                      # one event per class
+        except (TypeError, ValueError) as error:
+            findings.append(f"{clip['_at']} ({clip['clip_id']}): broken events ({error})")
+            continue
+        clips[clip["clip_id"]] = clip
+    problems, atoms_of, owner = _query_findings(params, queries, clips, phrases)
+    findings += problems
+    findings += _clip_findings(params, Table(c for c in corpus if c["clip_id"] in clips), owner,
+                               {q["query_id"]: q["task"] for q in queries}, phrases,
+                               {s["source_id"]: s["label"] for s in sources})
+    judged = judge_corpus(atoms_of.items(), [(cid, clip["timeline"]) for cid, clip in clips.items()])
+    expected = {pair: verdict.value for pair, verdict in judged.items()}
+    found = {(r["query_id"], r["clip_id"]): r["score"] for r in qrels}
+    if found != expected:
+        wrong = sorted(set(found.items()) ^ set(expected.items()))
+        findings.append(f"{data_file('qrels', split)}: differs from the annotations in {len(wrong)} pair(s), "
+                        f"e.g. {wrong[:3]}")
+    try:
+        recomputed = fingerprint(params, sources, queries, {cid: c["events"] for cid, c in clips.items()})
+    except KeyError:
+        recomputed = None   # a candidate without a clip: reported above
+    if recomputed != record["fingerprint"]:
+        findings.append(f"the tables give fingerprint {recomputed}, their files are stamped {record['fingerprint']}: "
+                        "rows were edited, added or dropped after generation")
+    if not quick:
+        findings += _audio_findings(out, record, params, workers, progress)
+    return findings
+
+
+# Audio: every clip decoded and compared with its re-rendering, a row group per job.
+_BANK: SoundBank | None = None
+
+
+def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, list[str]]:
+    sounds, findings = [], []
+    for relative in (f for f in record["files"] if f.startswith("sources/")):
+        rows, problems = _read(out, relative, list(SOURCE_FIELDS) + ["audio"])
+        findings += problems
+        for row in rows:
+            try:
+                pcm, found_rate = soundfile.read(io.BytesIO(row["audio"]["bytes"]), dtype="int16")
+            except Exception as error:  # libsndfile raises on junk bytes
+                findings.append(f"{row['_at']} ({row['source_id']}): audio does not decode ({error})")
+                continue
+            if found_rate != rate:
+                findings.append(f"{row['_at']} ({row['source_id']}): audio at {found_rate} Hz, the corpus is {rate} Hz")
+            sounds.append(AtomicSound(row["source_id"], row["label"], row["phrase"], row["kind"], row["origin"],
+                                      row["license"], from_pcm16(pcm), rate, row["attribution"]))
+    return (None if findings else SoundBank(tuple(sounds), rate)), findings
+
+
+def _init_worker(bank: SoundBank) -> None:
+    global _BANK
+    _BANK = bank
+
+
+def _row_group_findings(job: tuple[str, int, float]) -> list[str]:
+    path, group, clip_seconds = job
+    table = pq.ParquetFile(path).read_row_group(group, columns=["clip_id", "audio", "events"])
+    relative = "/".join(Path(path).parts[-2:])
+    findings = []
+    for index, (clip_id, audio, events) in enumerate(zip(*(table.column(c).to_pylist() for c in table.column_names))):
+        at = f"{relative} row {group * AUDIO_ROWS_PER_GROUP + index} ({clip_id})"
+        try:
+            stored, rate = soundfile.read(io.BytesIO(audio["bytes"]), dtype="int16")
+        except Exception as error:  # see _load_bank
+            findings.append(f"{at}: audio does not decode ({error})")
+            continue
+        expected_length = int(round(clip_seconds * _BANK.sample_rate))
+        if rate != _BANK.sample_rate or stored.ndim != 1 or len(stored) != expected_length:
+            findings.append(f"{at}: audio is {stored.shape} samples at {rate} Hz, expected {expected_length} mono "
+                            f"samples at {_BANK.sample_rate} Hz")
+            continue
+        if np.abs(stored).max() <= SILENT_PCM:
+            findings.append(f"{at}: audio is silent")
+            continue
+        try:
+            rendered = to_pcm16(render(tuple(Event(**e) for e in events), _BANK, clip_seconds))
+        except KeyError as error:
+            findings.append(f"{at}: an event names a sound missing from sources ({error})")
+            continue
+        difference = np.abs(stored.astype(np.int32) - rendered).max()
+        if difference > TOLERANCE_PCM:
+            seconds = np.flatnonzero(np.abs(stored.astype(np.int32) - rendered) > TOLERANCE_PCM)[[0, -1]] / rate
+            findings.append(f"{at}: audio differs from the rendering of its events and sources between "
+                            f"{seconds[0]:.2f} and {seconds[1]:.2f} s (swapped, edited or shifted)")
+    return findings
+
+
+def _audio_findings(out: Path, record: dict, params: dict, workers: int, progress: bool) -> list[str]:
+    bank, findings = _load_bank(out, record, params["sample_rate"])
+    if bank is None:
+        return findings
+    jobs = [(str(out / relative), group, params["clip_seconds"])
+            for relative in record["files"] if relative.startswith("corpus/")
+            for group in range(pq.ParquetFile(out / relative).metadata.num_row_groups)]
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    bar = tqdm(total=len(jobs) * AUDIO_ROWS_PER_GROUP, desc=f"checking audio ({record['parameters']['split']})",
+               unit="clip", disable=not progress)
+    if workers > 1:
+        with context.Pool(workers, _init_worker, (bank,)) as pool:
+            for found in pool.imap(_row_group_findings, jobs):
+                findings += found
+                bar.update(AUDIO_ROWS_PER_GROUP)
+    else:
+        _init_worker(bank)
+        for job in jobs:
+            findings += _row_group_findings(job)
+            bar.update(AUDIO_ROWS_PER_GROUP)
+    bar.close()
+    return findings
+
+
+def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: bool = False) -> list[str]:
+    """Every finding, as readable lines naming file and row; an empty list means the folder is valid.
+    `quick` skips decoding the audio."""
     out = Path(out)
     if not out.is_dir():
         return [f"{out} is not a folder"]
-    records = load_records(out)
+    records, findings = _records(out)
     if not records:
         pending = sorted(p.name for p in (out / RECORDS).glob("*.plan.json"))
-        return [f"{out} holds no finished split" + (f" (unfinished: {pending})" if pending else "")]
-    problems = _card_problems(out, records)
+        return findings or [f"{out} holds no finished split" + (f" (unfinished: {pending})" if pending else "")]
+    findings += _card_findings(out)
+    findings += [f"{stray}: a data file that no record declares (the card's patterns would load it)"
+                 for stray in survey(out)[1]]
+    findings += [f"{p.relative_to(out)}: a .py file (datasets refuses folders with loading scripts)"
+                 for p in out.rglob("*.py")]
     for split, record in records.items():
-        problems += [f"[{split}] {p}" for p in _split_problems(out, split, record)]
-    return problems + _leak_problems(out, sorted(records))
+        findings += [f"[{split}] {p}" for p in _split_findings(out, split, record, quick, workers, progress)]
+    return findings + _leak_findings(out, records)
 
 
-def _leak_problems(out: Path, splits: list[str]) -> list[str]:
+def _leak_findings(out: Path, records: dict[str, dict]) -> list[str]:
     """Splits must share no query text and no recording."""
-    problems = []
-    texts = {s: set(r["text"] for r in _read(out, "queries", s, ["text"])) for s in splits}
-    origins = {s: set(r["origin"] for r in _read(out, "sources", s, ["origin"])) for s in splits}
+    texts, origins = defaultdict(set), defaultdict(set)
+    for split, record in records.items():
+        for relative in record["files"]:
+            if relative.startswith("queries/"):
+                texts[split] |= {r["text"] for r in _read(out, relative, ["text"])[0]}
+            elif relative.startswith("sources/"):
+                origins[split] |= {r["origin"] for r in _read(out, relative, ["origin"])[0]}
+    findings, splits = [], sorted(records)
     for i, first in enumerate(splits):
         for second in splits[i + 1:]:
             for what, seen in (("query text", texts), ("recording", origins)):
                 shared = seen[first] & seen[second]
                 if shared:
-                    problems.append(f"splits {first} and {second} share {len(shared)} {what}(s), e.g. {sorted(shared)[:2]}")
-    return problems
+                    findings.append(f"splits {first} and {second} share {len(shared)} {what}(s), e.g. {sorted(shared)[:2]}")
+    return findings

@@ -8,6 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from reasonaudio_dataset.card import write_json  # noqa: F401 - the writer's JSON files are written alike
 from reasonaudio_dataset.schema import FEATURES
 
 METADATA_KEY = b"reasonaudio"
@@ -32,10 +33,3 @@ def read_stamp(path: Path) -> dict | None:
         return None
     metadata = pq.read_schema(path).metadata or {}
     return json.loads(metadata[METADATA_KEY]) if METADATA_KEY in metadata else {}
-
-
-def write_json(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(partial, path)

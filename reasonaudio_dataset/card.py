@@ -2,6 +2,7 @@
 viewable with no extra arguments, then prose with the real figures of each split."""
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -14,13 +15,14 @@ from .schema import CONFIGS, FEATURES, data_pattern
 
 TEMPLATE = Path(__file__).with_name("card_template.md")
 RECORDS = ".reasonaudio"
+CARD_RECORD = "card.json"     # the hash of the card last written, and the repository it names
 LICENSE_IDS = {"CC0-1.0": "cc0-1.0", "CC-BY-NC-3.0": "cc-by-nc-3.0", "CC-BY-4.0": "cc-by-4.0"}
 
 
 def load_records(out: Path) -> dict[str, dict]:
     """The finished splits of a folder, by split name."""
     return {p.name.removesuffix(".json"): json.loads(p.read_text())
-            for p in sorted((out / RECORDS).glob("*.json")) if not p.name.endswith(".plan.json")}
+            for p in sorted((out / RECORDS).glob("*.json")) if not p.name.endswith(".plan.json") and p.name != CARD_RECORD}
 
 
 def hub_license(licenses: list[str]) -> str:
@@ -84,7 +86,31 @@ def render_card(out: Path, repo: str | None = None) -> str:
     return str(DatasetCard(f"---\n{card_data(out, records).to_yaml()}\n---\n{body}"))
 
 
+def card_repo(out: Path) -> str | None:
+    """The repository that the folder's card names (set by `publish`), None before publishing."""
+    path = out / RECORDS / CARD_RECORD
+    return json.loads(path.read_text()).get("repo") if path.is_file() else None
+
+
 def write_card(out: Path, repo: str | None = None) -> None:
+    """(Re)write README.md, recording its hash: a README.md of other content is the user's, never ours to
+    replace. Without `repo`, the card keeps naming the repository it named before. While the card is
+    replaced, the record accepts the old and the new one, so a kill at any point leaves the card ours."""
+    repo = repo or card_repo(out)
+    text = render_card(out, repo)
+    new = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    record = out / RECORDS / CARD_RECORD
+    old = json.loads(record.read_text()).get("sha256", []) if record.is_file() else []
+    write_json(record, {"repo": repo, "sha256": sorted(set(old) | {new})})
     partial = out / ".README.md.partial"
-    partial.write_text(render_card(out, repo))
+    partial.write_text(text, encoding="utf-8")
     partial.replace(out / "README.md")
+    write_json(record, {"repo": repo, "sha256": [new]})
+
+
+def write_json(path: Path, data) -> None:
+    """Write JSON whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    partial.replace(path)

@@ -23,7 +23,8 @@ FEATURES = {
                        "query-id": Value("string"), "corpus-id": Value("string")}),
     "sources": Features({
         "source_id": Value("string"), "label": Value("string"), "phrase": Value("string"), "kind": Value("string"),
-        "origin": Value("string"), "license": Value("string"), "duration": Value("float32"),
+        "origin": Value("string"), "license": Value("string"), "attribution": Value("string"),
+        "duration": Value("float32"), "audio": Audio(),
     }),
 }
 CONFIGS = tuple(FEATURES)

@@ -93,7 +93,7 @@ def test_load_reasonaudio_gives_the_same_arrays_with_either_decoder(small_corpus
         "audio", datasets.Audio(decode=False))
     reference, rate = decode_audio(raw[5]["audio"]["bytes"], "soundfile")
     audio = data.corpus[5]["audio"]
-    assert audio["sampling_rate"] == rate == 8000 and audio["array"].dtype == np.float32
+    assert audio["sampling_rate"] == rate == 16000 and audio["array"].dtype == np.float32
     np.testing.assert_array_equal(audio["array"], reference)
 
 
@@ -126,7 +126,7 @@ def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits)
         assert all(relevant(atoms, events[c]) is NO for c in hard)
     loader = torch.utils.data.DataLoader(triplets, batch_size=4)
     texts, positives, negatives = next(iter(loader))
-    assert len(texts) == 4 and positives.shape == negatives.shape == (4, 10 * 8000)
+    assert len(texts) == 4 and positives.shape == negatives.shape == (4, 10 * 16000)
 
 
 def test_publish_dry_run_lists_every_file_without_network(two_splits, capsys):

@@ -32,7 +32,7 @@ def same_tree(a: Path, b: Path) -> bool:
 @pytest.fixture
 def several_files(monkeypatch):
     """Corpus files of 100 clips each, so that a small corpus spans several files."""
-    monkeypatch.setattr(pipeline, "MAX_SHARD_BYTES", 100 * 10.0 * 8000 * 2 / 0.9 + 1)
+    monkeypatch.setattr(pipeline, "MAX_SHARD_BYTES", 100 * 10.0 * 16000 * 2 / 0.9 + 1)
 
 
 def test_small_corpus_is_valid_and_every_config_loads(small_corpus):
@@ -44,7 +44,7 @@ def test_small_corpus_is_valid_and_every_config_loads(small_corpus):
         "audio", datasets.Audio(decode=False))
     row = corpus[0]
     samples, rate = soundfile.read(__import__("io").BytesIO(row["audio"]["bytes"]))
-    assert rate == 8000 and len(samples) == 10 * 8000 and np.abs(samples).max() < 1.0
+    assert rate == 16000 and len(samples) == 10 * 16000 and np.abs(samples).max() < 1.0
     assert isinstance(corpus.features["audio"], datasets.Audio)
 
 
@@ -198,7 +198,7 @@ def test_cli_help_teaches_and_bad_arguments_fail_cleanly(capsys):
 
 def test_summary_of_the_main_command(tmp_path, capsys):
     out = tmp_path / "demo"
-    assert main(["generate", "--out", str(out), "--queries-per-task", "4", "--sample-rate", "8000",
+    assert main(["generate", "--out", str(out), "--queries-per-task", "4", "--sample-rate", "16000",
                  "--atomic-sounds", "60", "--quiet"]) == 0
     printed = capsys.readouterr().out
     for task in ("negation", "order", "overlap", "duration", "mix"):

@@ -8,6 +8,7 @@ flips, verify every candidate with `relevant`, shuffle (see `_try_group`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import permutations, product
 from typing import Optional
 
 import numpy as np
@@ -161,11 +162,28 @@ def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def query_texts(combo, phrases: dict[str, str]) -> list[str]:
+    """Every text the templates give a combo: a sentence of the first aspect, a clause of each other."""
+    parts = [combo[0].sentences] + [aspect.clauses for aspect in combo[1:]]
+    return [capitalise(", ".join(part.format(**phrases) for part in chosen)) for chosen in product(*parts)]
+
+
+def possible_texts(task: Task, atoms, phrases: dict[str, str]) -> set[str]:
+    """The texts that a query of `task` with these atoms can have (`validate` regenerates them): every
+    assignment of the mentioned classes to x, y, z under which a combo states exactly these atoms."""
+    atoms, labels = tuple(atoms), sorted({label for atom in atoms for label in atom.args})
+    texts = set()
+    for combo in task.combos:
+        for x, y, z in set(permutations(labels + [None] * 3, 3)):
+            if tuple(atom for aspect in combo for atom in aspect.atoms(x, y, z)) == atoms:
+                texts.update(query_texts(combo, {"x": phrases.get(x, ""), "y": phrases.get(y, ""),
+                                                 "z": phrases.get(z, "")}))
+    return texts
+
+
 def _query_text(combo, phrases: dict[str, str], rng) -> str:
-    primary = combo[0].sentences[rng.integers(len(combo[0].sentences))].format(**phrases)
-    for aspect in combo[1:]:
-        primary += ", " + aspect.clauses[rng.integers(len(aspect.clauses))].format(**phrases)
-    return capitalise(primary)
+    texts = query_texts(combo, phrases)
+    return texts[rng.integers(len(texts))]
 
 
 def requirements(combo) -> dict:

@@ -1,0 +1,200 @@
+"""`validate` re-derives a finished folder: every way of editing it is found and named by file and row."""
+import io
+import json
+import shutil
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import soundfile
+
+from generation.cli import main
+from generation.validate import validate
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
+
+QUERIES, CORPUS, SOURCES = ("queries/test-00000-of-00001.parquet", "corpus/test-00000-of-00001.parquet",
+                            "sources/test-00000-of-00001.parquet")
+
+
+@pytest.fixture
+def copy(small_corpus, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(small_corpus, folder)
+    assert validate(folder) == []
+    return folder
+
+
+def rewrite(folder, relative, change):
+    """Edit a table's rows and write it back with its schema, stamp included (as a careful forger would)."""
+    table = pq.read_table(folder / relative)
+    rows = table.to_pylist()
+    change(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), folder / relative,
+                   row_group_size=AUDIO_ROWS_PER_GROUP)
+
+
+def found(folder, *needles, quick=False):
+    findings = validate(folder, quick=quick)
+    assert findings, "validate found nothing"
+    hits = [f for f in findings if all(n in f for n in needles)]
+    assert hits, f"no finding names {needles}: {findings}"
+    return findings
+
+
+def swap_audio(rows):
+    rows[0]["audio"], rows[1]["audio"] = rows[1]["audio"], rows[0]["audio"]
+
+
+def junk_audio(rows):
+    rows[2]["audio"] = {"bytes": b"not audio at all", "path": rows[2]["audio"]["path"]}
+
+
+def shift_event(rows):
+    rows[3]["events"][0]["onset"] += 0.07
+    rows[3]["events"][0]["offset"] += 0.07
+
+
+def quiet_clip(rows):
+    data, rate = soundfile.read(io.BytesIO(rows[4]["audio"]["bytes"]), dtype="int16")
+    buffer = io.BytesIO()
+    soundfile.write(buffer, (data // 2).astype(np.int16), rate, format="FLAC")
+    rows[4]["audio"] = {"bytes": buffer.getvalue(), "path": rows[4]["audio"]["path"]}
+
+
+@pytest.mark.parametrize("edit, needles", [
+    (swap_audio, (CORPUS, "row 0", "audio differs")),
+    (junk_audio, (CORPUS, "row 2", "does not decode")),
+    (shift_event, (CORPUS, "row 3", "audio differs")),
+    (quiet_clip, (CORPUS, "row 4", "audio differs")),
+])
+def test_edited_audio_is_found_by_re_rendering(copy, edit, needles):
+    rewrite(copy, CORPUS, edit)
+    found(copy, *needles)
+
+
+def test_quick_mode_skips_the_audio(copy):
+    rewrite(copy, CORPUS, swap_audio)
+    assert not any("audio" in f for f in validate(copy, quick=True))
+
+
+def test_a_shifted_event_changes_the_fingerprint(copy):
+    rewrite(copy, CORPUS, shift_event)
+    found(copy, "fingerprint", quick=True)
+
+
+@pytest.mark.parametrize("column, value, needle", [
+    ("caption", "A dog barking from 0.0 to 1.0 s.", "caption"),
+    ("duration", 9.5, "duration 9.5"),
+    ("task", "order" , "query_id/task"),
+    ("query_id", "test-negation-0099", "query_id/task"),
+])
+def test_edited_clip_fields_are_found(copy, column, value, needle):
+    def change(rows):
+        rows[7][column] = value if rows[7][column] != value else "other"
+    rewrite(copy, CORPUS, change)
+    found(copy, CORPUS, "row 7", needle, quick=True)
+
+
+def test_another_source_for_an_event_is_found(copy):
+    sources = pq.read_table(copy / SOURCES).to_pylist()
+
+    def change(rows):
+        event = rows[5]["events"][0]
+        event["source_id"] = next(s["source_id"] for s in sources
+                                  if s["label"] == event["label"] and s["source_id"] != event["source_id"])
+    rewrite(copy, CORPUS, change)
+    found(copy, CORPUS, "row 5", "audio differs")
+    found(copy, "fingerprint")
+
+
+def test_an_event_naming_a_sound_of_another_class_is_found(copy):
+    sources = pq.read_table(copy / SOURCES).to_pylist()
+
+    def change(rows):
+        event = rows[5]["events"][0]
+        event["source_id"] = next(s["source_id"] for s in sources if s["label"] != event["label"])
+    rewrite(copy, CORPUS, change)
+    found(copy, CORPUS, "row 5", "is not a sound of class", quick=True)
+
+
+def test_an_edited_query_text_is_found(copy):
+    def change(rows):
+        rows[1]["text"] = rows[1]["text"] + " and a cat"
+    rewrite(copy, QUERIES, change)
+    found(copy, QUERIES, "row 1", "is not what its constraint renders to", quick=True)
+    found(copy, "fingerprint", quick=True)
+
+
+def test_a_broken_constraint_is_one_finding(copy):
+    def change(rows):
+        rows[2]["constraint"] = '{"all": [{"relation": "before", "args": ['
+    rewrite(copy, QUERIES, change)
+    found(copy, QUERIES, "row 2", "broken constraint", quick=True)
+
+
+def test_edited_or_dropped_sources_are_found(copy):
+    def rename(rows):
+        rows[0]["phrase"] = "a mysterious sound"
+    rewrite(copy, SOURCES, rename)
+    found(copy, "fingerprint", quick=True)
+    rewrite(copy, SOURCES, lambda rows: rows.pop())
+    found(copy, "sounds; the record says", quick=True)
+
+
+def test_an_edited_source_sound_is_found(copy):
+    def change(rows):
+        data, rate = soundfile.read(io.BytesIO(rows[0]["audio"]["bytes"]), dtype="int16")
+        buffer = io.BytesIO()
+        soundfile.write(buffer, data[::-1].copy(), rate, format="FLAC")
+        rows[0]["audio"] = {"bytes": buffer.getvalue(), "path": rows[0]["audio"]["path"]}
+    used = {e["source_id"] for row in pq.read_table(copy / CORPUS, columns=["events"]).to_pylist()
+            for e in row["events"]}
+    first = pq.read_table(copy / SOURCES, columns=["source_id"]).column(0)[0].as_py()
+    rewrite(copy, SOURCES, change)
+    if first in used:
+        found(copy, "audio differs")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("dtype: float32", "dtype: float64"),                     # a feature type
+    ("path: queries/test-*", "path: queries/train-*"),         # a config path
+    ("license: cc0-1.0", "license: mit"),                      # the licence
+    ("num_examples: ", "num_examples: 1"),                     # a count
+])
+def test_an_edited_card_is_found(copy, old, new):
+    card = copy / "README.md"
+    text = card.read_text()
+    assert old in text
+    card.write_text(text.replace(old, new, 1))
+    found(copy, "README.md line", "differs from the card", quick=True)
+
+
+def test_broken_files_are_one_line_findings_not_tracebacks(copy, capsys):
+    (copy / "README.md").write_text("---\nconfigs: [unclosed\n---\n")
+    data = (copy / QUERIES).read_bytes()
+    (copy / QUERIES).write_bytes(data[: len(data) // 2])
+    findings = validate(copy)
+    assert any("README.md: broken YAML" in f for f in findings)
+    assert any(QUERIES in f and "unreadable Parquet" in f for f in findings)
+    (copy / ".reasonaudio" / "test.json").write_text("{broken")
+    assert any(".reasonaudio/test.json: broken JSON" in f for f in validate(copy))
+    assert main(["validate", str(copy), "--quiet"]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_stray_data_file_is_reported_in_one_line(copy):
+    shutil.copy2(copy / QUERIES, copy / "queries" / "test-x.parquet")
+    findings = validate(copy, quick=True)
+    assert [f for f in findings if "queries/test-x.parquet" in f] == [
+        "queries/test-x.parquet: a data file that no record declares (the card's patterns would load it)"]
+
+
+def test_validate_cli_says_what_it_checks(copy, capsys):
+    with pytest.raises(SystemExit):
+        main(["validate", "--help"])
+    help_text = capsys.readouterr().out
+    for what in ("fingerprint", "relevance", "captions", "card", "--quick", "re-rendering"):
+        assert what in help_text
+    assert main(["validate", str(copy), "--quiet"]) == 0
+    assert json.loads((copy / ".reasonaudio" / "test.json").read_text())["fingerprint"]
