@@ -51,10 +51,47 @@ CONTINUOUS_LABELS = {
 }
 
 
+# A few rules give a label no table knows a natural noun phrase: its article, or none for a plural, a
+# mass noun or a gerund. The head noun decides: the one before the first -ing verb ("a car passing by",
+# "sheep bleating"), else the last word before any preposition ("a circular saw", "rain on surface").
+MASS_NOUNS = frozenset("""air applause chatter fire gas glass gravel gunfire hail ice laughter machinery metal
+    music noise paper rain rainfall sand smoke snow speech static steam thunder traffic water wind wood""".split())
+PLURAL_NOUNS = frozenset("people children men women feet teeth geese mice sheep deer fish".split())
+ING_NOUNS = frozenset("thing sling sting swing spring string ceiling building wedding morning evening".split())
+PREPOSITIONS = frozenset("on of in at with from by against into onto under over".split())
+DETERMINERS = frozenset("a an the some someone somebody something".split())
+A_BEFORE_VOWEL = ("one", "once", "uni", "use", "usu", "eu", "ewe")   # said with a consonant: "a unicorn"
+AN_BEFORE_CONSONANT = ("hour", "honest", "honour", "heir")           # a silent h: "an hour"
+
+
+def _gerund(word: str) -> bool:
+    return word.endswith("ing") and len(word) > 4 and word not in ING_NOUNS
+
+
+def _countable_singular(head: str) -> bool:
+    plural = head in PLURAL_NOUNS or (head.endswith("s") and not head.endswith(("ss", "us", "is")))
+    return not (plural or head in MASS_NOUNS or _gerund(head))
+
+
+def article(word: str) -> str:
+    """'a' or 'an' by how the word is said; a few spellings mislead ('a unicorn', 'an hour')."""
+    vowel_sound = word.startswith(tuple("aeiou")) and not word.startswith(A_BEFORE_VOWEL)
+    return "an" if vowel_sound or word.startswith(AN_BEFORE_CONSONANT) else "a"
+
+
 def default_phrase(label: str) -> str:
-    """A readable fallback for a label no table knows: 'Car_passing_by' -> 'the sound of car passing by'."""
-    words = re.sub(r"[_\-]+", " ", label).replace(" and ", " or ").strip().lower()
-    return f"the sound of {words}"
+    """A natural noun phrase for a label no table knows: 'circular_saw' -> 'a circular saw', 'footsteps' ->
+    'footsteps', 'Crying_and_sobbing' -> 'crying or sobbing' (AudioSet names list alternatives with 'and')."""
+    label = label.strip()
+    separator = r"[_\s]+" if re.search(r"[_\s]", label) else r"-+"   # 'air-conditioner'; 'cock-a-doodle-doo' kept
+    text = re.sub(separator, " ", label).lower().replace(" and ", " or ")
+    words = text.split(" or ")[0].split()           # the first alternative decides the article
+    if not words or words[0] in DETERMINERS:
+        return text
+    words = words[:next((i for i, w in enumerate(words) if i and w in PREPOSITIONS), len(words))]
+    verb = next((i for i, w in enumerate(words) if i and _gerund(w)), None)
+    head = words[verb - 1] if verb else words[-1]
+    return f"{article(words[0])} {text}" if _countable_singular(head) else text
 
 
 def phrase_for(label: str, given: str | None = None) -> str:

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from ..spec import parse_spec
 from . import csv_manifest, esc50, folder, fsd50k, hf, synthetic
-from .base import Recording, SourceError, SPLITS
+from .base import BadRecording, Recording, SourceError, SPLITS
 
 SOURCES = {
     "synthetic": synthetic.recordings,
@@ -38,4 +38,4 @@ def open_source(spec: str) -> list[Recording]:
     return [replace(r, split=as_split) for r in recordings] if as_split else recordings
 
 
-__all__ = ["Recording", "SourceError", "SOURCES", "SPLITS", "open_source"]
+__all__ = ["BadRecording", "Recording", "SourceError", "SOURCES", "SPLITS", "open_source"]

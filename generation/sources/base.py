@@ -8,6 +8,12 @@ from typing import Callable, Optional
 import numpy as np
 
 SPLITS = ("train", "validation", "test")
+CREDIT_COLUMNS = ("credit", "attribution", "author")   # where tabular sources name who made a recording
+
+
+class BadRecording(ValueError):
+    """Raised by `Recording.load` for a recording its source already knows to be unusable (a malformed
+    manifest row, say): the bank reports the message as it is, like an unreadable file."""
 
 
 class SourceError(ValueError):
@@ -23,6 +29,7 @@ class Recording:
     origin: str
     load: Callable[[], tuple[np.ndarray, int]] = field(compare=False, repr=False)
     license: str = ""
+    attribution: str = ""            # who made it and where it came from (CC-BY requires it), per recording
     group: str = ""                  # recordings sharing a group (same original file) share a split
     split: Optional[str] = None      # the source's official split, if it has one
     phrase: Optional[str] = None     # the source's own description of the class, if it has one

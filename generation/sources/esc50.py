@@ -1,4 +1,6 @@
-"""ESC-50 in its official layout: `audio/*.wav` and `meta/esc50.csv`."""
+"""ESC-50 in its official layout: `audio/*.wav` and `meta/esc50.csv`.
+
+Each clip is cut from a Freesound recording (`src_file`, its id), which is what its attribution names."""
 from __future__ import annotations
 
 import csv
@@ -27,6 +29,7 @@ def recordings(location: str) -> list[Recording]:
         Recording(
             recording_id=f"esc50/{row['filename']}", label=row["category"], origin=f"esc50:{row['filename']}",
             load=partial(read_audio_file, root / "audio" / row["filename"]), license=LICENSE,
+            attribution=f"freesound.org/s/{row['src_file']} (ESC-50, K. J. Piczak)" if row.get("src_file") else "",
             group=f"esc50/{row.get('src_file') or row['filename']}", split=FOLD_SPLITS.get(row["fold"]),
             phrase=ESC50_PHRASES.get(row["category"]),
         )

@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 import csv
+import json
 from functools import partial
 from pathlib import Path
 
 from .base import Recording, SourceError, read_audio_file
 
 LICENSE = "CC-BY-4.0 / CC0 / CC-BY-NC per clip (FSD50K; see FSD50K.metadata/*_clips_info_FSD50K.json)"
+
+
+def _clips_info(root: Path, part: str) -> dict:
+    """Each clip's Freesound license and uploader (`FSD50K.metadata`, when it was downloaded too)."""
+    path = root / "FSD50K.metadata" / f"{part}_clips_info_FSD50K.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def _single_leaf(label_rows: list[list[str]]) -> list[str | None]:
@@ -37,14 +44,16 @@ def recordings(location: str) -> list[Recording]:
         if path.is_file():
             with open(path, newline="") as handle:
                 rows += [(part, row) for row in csv.DictReader(handle)]
-    found = []
+    found, info = [], {part: _clips_info(root, part) for part in tables}
     for (part, row), leaf in zip(rows, _single_leaf([row["labels"].split(",") for _, row in rows])):
         if leaf is None:
             continue
         split = "test" if part == "eval" else "validation" if row.get("split") == "val" else "train"
+        clip = info[part].get(row["fname"], {})   # FSD50K file names are Freesound ids
         found.append(Recording(
             recording_id=f"fsd50k/{part}/{row['fname']}", label=leaf, origin=f"fsd50k:{part}/{row['fname']}.wav",
-            load=partial(read_audio_file, root / f"FSD50K.{part}_audio" / f"{row['fname']}.wav"), license=LICENSE,
-            group=f"fsd50k/{row['fname']}", split=split,
+            load=partial(read_audio_file, root / f"FSD50K.{part}_audio" / f"{row['fname']}.wav"),
+            license=clip.get("license") or LICENSE, group=f"fsd50k/{row['fname']}", split=split,
+            attribution=", ".join(filter(None, (clip.get("uploader"), f"freesound.org/s/{row['fname']} (FSD50K)"))),
         ))
     return found

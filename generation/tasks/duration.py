@@ -25,7 +25,7 @@ class Longer(Duration):
     sentences = (
         "{x} lasting much longer than {y}",
         "{y}, much shorter than {x}",
-        "{x} that goes on far longer than {y}",
+        "{x} going on far longer than {y}",
         "{y} only briefly, {x} for much longer",
     )
     clauses = ("with {x} lasting much longer than {y}", "and {y} much shorter than {x}")

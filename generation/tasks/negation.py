@@ -11,9 +11,9 @@ class Negation(Aspect):
     sentences = (
         "{x}, without {z}",
         "{x} but not {z}",
-        "not {z}, only {x}",
         "{x}, and no sign of {z}",
-        "no trace of {z}, just {x}",
+        "no trace of {z}, but {x}",
+        "without {z}, but with {x}",
     )
     clauses = ("without {z}", "and no sign of {z}", "but not {z}", "with no trace of {z}")
 

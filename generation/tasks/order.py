@@ -14,9 +14,9 @@ class Order(Aspect):
         "{y}, after {x}",
         "first {x}, and afterwards {y}",
         "{y}, preceded by {x}",
-        "{y} comes after {x}",
+        "{x}, and later {y}",
     )
-    clauses = ("with {x} coming before {y}", "{x} happening first and {y} after it")
+    clauses = ("with {x} coming before {y}", "and {x} before {y}", "with {y} following {x}")
 
     def atoms(self, x, y, z):
         return [Atom("before", (x, y))]

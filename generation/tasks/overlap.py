@@ -16,9 +16,9 @@ class Overlap(Aspect):
     min_seconds = 1.0
     sentences = (
         "{x} and {y} at the same time",
-        "{x} while {y} can be heard",
+        "{x}, with {y} heard at the same time",
         "{y} overlapping with {x}",
-        "{x} together with {y}",
+        "{x} sounding together with {y}",
         "{y} and, simultaneously, {x}",
     )
     clauses = ("with {x} and {y} overlapping", "{x} and {y} sounding together")
