@@ -7,7 +7,8 @@
    (proportional set size, shared pages counted once) against the 2 GB target.
 2. With one worker, the whole-run cost per clip (sound bank, planning, qrels, rendering, FLAC,
    Parquet) against Scaper 1.6.5 rendering comparable soundscapes (10 s, 44.1 kHz, 3 events +
-   background) in the same run; target: at least 6x cheaper. Scaper lives in its own virtual
+   background) in the same run; target: at least 6x cheaper.
+3. `reasonaudio validate --workers 2` of the full split from 1. against the 60 s target. Scaper lives in its own virtual
    environment (bench/.scaper-venv, made on first use; it needs the `sox` program).
 """
 from __future__ import annotations
@@ -100,6 +101,10 @@ def main() -> None:
             print(f"  wall {wall:6.1f} s   ratio to the 120 s target {wall / 120:5.2f} (<= 1 passes)")
             print(f"  peak memory (PSS of the process tree) {rss / 2**30:5.2f} GiB   ratio to the 2 GB target "
                   f"{rss / 2e9:5.2f} (<= 1 passes)")
+            wall, rss = run_measured(REASONAUDIO + ["validate", f"{tmp}/full", "--workers", "2", "--quiet"])
+            print("validate that split (tables re-derived, every clip decoded and re-rendered), --workers 2:")
+            print(f"  wall {wall:6.1f} s   ratio to the 60 s target {wall / 60:5.2f} (<= 1 passes); "
+                  f"peak memory {rss / 2**30:5.2f} GiB")
             shutil.rmtree(f"{tmp}/full")
         queries = args.single_worker_queries
         wall, _ = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/one", "--workers", "1",

@@ -14,7 +14,7 @@ import soxr
 from tqdm.auto import tqdm
 
 from .phrases import CONTINUOUS_LABELS, phrase_for
-from .sources import Recording, open_source
+from .sources import BadRecording, Recording, open_source
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,8 @@ def make_atomic(recording: Recording, sample_rate: int, max_discrete_seconds: fl
         raise BadAudio(f"unknown label {recording.label!r}")
     try:
         raw, rate = recording.load()
+    except BadRecording as error:
+        raise BadAudio(str(error)) from error
     except Exception as error:  # soundfile, datasets and codecs raise many types for an unreadable file
         raise BadAudio(f"unreadable: {error}") from error
     samples, rms = prepare(raw, rate, sample_rate, recording.start, recording.end)
@@ -162,6 +164,7 @@ def make_atomic(recording: Recording, sample_rate: int, max_discrete_seconds: fl
         source_id=recording.recording_id, label=recording.label, phrase=phrase_for(recording.label, recording.phrase),
         kind=kind, origin=recording.origin, license=recording.license,
         samples=quantise(fade(normalise(samples), sample_rate)), sample_rate=sample_rate,
+        attribution=recording.attribution,
     )
 
 

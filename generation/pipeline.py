@@ -295,6 +295,7 @@ def split_record(plan: Plan) -> dict:
                    "classes": len(plan.bank.by_label()),
                    "queries_per_task": {t: sum(q.task == t for q in plan.queries) for t in plan.config.tasks}},
         "licenses": sorted({s.license for s in plan.bank.sounds}),
+        "attributions": sorted({s.attribution for s in plan.bank.sounds if s.attribution}),
         "skipped_sources": [{"origin": o, "reason": r} for o, r in plan.bank.skipped],
         "examples": examples,
     }

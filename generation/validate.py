@@ -133,9 +133,12 @@ def _sources_findings(record: dict, sources: Table) -> list[str]:
     for source_id, n in Counter(s["source_id"] for s in sources).items():
         if n > 1:
             findings.append(f"sources: {source_id} is listed {n} times")
-    if sorted({s["license"] for s in sources}) != record["licenses"]:
-        findings.append(f"sources: licences {sorted({s['license'] for s in sources})} differ from the record's "
-                        f"{record['licenses']}")
+    licences = sorted({s["license"] for s in sources})
+    credits = sorted({s["attribution"] for s in sources} - {""})
+    for what, found, recorded in (("licences", licences, record["licenses"]),
+                                  ("attributions", credits, record.get("attributions", []))):
+        if found != recorded:
+            findings.append(f"sources: {what} {found[:3]} differ from the record's {recorded[:3]}")
     return findings
 
 

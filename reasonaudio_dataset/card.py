@@ -74,8 +74,18 @@ def _split_section(split: str, record: dict) -> str:
             f"{params['sample_rate']} Hz; seed {params['seed']}. Random group accuracy: "
             f"{100 / params['candidates']:.1f} %.\n\n| task | queries |\n|---|---|\n{rows}\n\n"
             f"Examples:\n\n{examples}\n\nSources skipped as unreadable or unusable:\n{skipped}\n\n"
-            f"Licences of the sounds: {'; '.join(record['licenses'])}\n\nGenerated with {parameters} "
+            f"Licences of the sounds: {'; '.join(record['licenses'])}\n\n{_attributions(record)}Generated with {parameters} "
             f"(fingerprint `{record['fingerprint']}`); `reasonaudio generate` with these reproduces it.\n")
+
+
+def _attributions(record: dict) -> str:
+    """The credit lines of the sounds (CC BY asks for them), folded away: they can run to hundreds."""
+    credits = record.get("attributions", [])
+    if not credits:
+        return ""
+    lines = "\n".join(f"* {credit}" for credit in credits)
+    return (f"<details><summary>Attribution: {len(credits)} credit lines (each recording's is in the `attribution` "
+            f"column of <code>sources</code>)</summary>\n\n{lines}\n\n</details>\n\n")
 
 
 def render_card(out: Path, repo: str | None = None) -> str:
