@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import soxr
+from scipy.signal import correlate
 from tqdm.auto import tqdm
 
 from .phrases import CONTINUOUS_LABELS, phrase_for
@@ -25,6 +26,10 @@ MIN_ACTIVE_SECONDS = 0.25
 TARGET_RMS_DB = -20.0
 PEAK_CEILING = 0.3         # three events at this peak sum below full scale: no clip ever clips
 UNKNOWN_LABELS = {"", "nan", "none", "null", "unknown"}
+LOOP_CROSSFADE_SECONDS = 0.25    # equal-power crossfade at each seam of a looped sound
+SUSTAIN_DB = -10.0               # frames within 10 dB of a sound's median level are its sustained part
+LOOP_FRAME_SECONDS = 0.05
+MAX_SEAM_DIP_DB = 3.0            # a seam quieter than this below the stretches it joins would be heard
 
 
 class BadSourcesError(ValueError):
@@ -48,6 +53,11 @@ class AtomicSound:
     samples: np.ndarray = field(repr=False, compare=False)
     sample_rate: int = 44100
     attribution: str = ""      # author / credit line, where the source gives one
+    loop: tuple[int, int, int] = field(default=(0, 0, 0), repr=False, compare=False)  # see loop_points
+
+    def __post_init__(self):
+        if self.kind == "continuous" and self.loop == (0, 0, 0):
+            object.__setattr__(self, "loop", loop_points(self.samples, self.sample_rate))
 
     @property
     def seconds(self) -> float:
@@ -183,6 +193,46 @@ def to_pcm16(samples: np.ndarray) -> np.ndarray:
 
 def from_pcm16(pcm: np.ndarray) -> np.ndarray:
     return pcm.astype(np.float32) / np.float32(32767)
+
+
+def loop_points(samples: np.ndarray, rate: int) -> tuple[int, int, int]:
+    """(start, end, crossfade) of a continuous sound's loop: its sustained part (first to last 50 ms frame
+    within 10 dB of its median level: onsets, decays and edge silences stay out, so no seam sounds like a
+    new event), ended where the tail best matches the head so that tones wrap in phase."""
+    frame = max(1, int(LOOP_FRAME_SECONDS * rate))
+    frames = max(1, len(samples) // frame)
+    power = np.array([np.mean(samples[i * frame:(i + 1) * frame].astype(np.float64) ** 2) for i in range(frames)])
+    kept = np.flatnonzero(power >= np.median(power) * 10 ** (SUSTAIN_DB / 10))
+    start, stop = int(kept[0] * frame), int(min(len(samples), (kept[-1] + 1) * frame))
+    overlap = min(int(LOOP_CROSSFADE_SECONDS * rate), (stop - start) // 4)
+    if overlap < 2:
+        return start, stop, 0
+    head = samples[start:start + overlap].astype(np.float64)
+    search = (stop - start) // 4                             # candidate ends: the last quarter of the part
+    tails = samples[stop - search - overlap:stop].astype(np.float64)
+    match = correlate(tails, head, mode="valid", method="fft")
+    energy = np.convolve(tails ** 2, np.ones(overlap), mode="valid")
+    end = stop - search + int(np.argmax(match / np.sqrt(energy * np.dot(head, head) + 1e-20)))
+    return start, end, overlap
+
+
+def loop_period(samples: np.ndarray, start: int, end: int, overlap: int) -> np.ndarray:
+    """One period of the loop: samples[start:end] with its tail crossfaded into its head at equal power
+    (constant level for the noise-like textures that continuous sounds are). Tiled, it has no seam."""
+    period = samples[start:end - overlap].copy()
+    angle = np.linspace(0.0, np.pi / 2, overlap, dtype=np.float32)
+    period[:overlap] = samples[start:start + overlap] * np.sin(angle) + samples[end - overlap:end] * np.cos(angle)
+    return period
+
+
+def seam_dip_db(samples: np.ndarray, start: int, end: int, overlap: int) -> float:
+    """How much quieter a seam is than the two stretches it joins (dB; <= 0 is no dip)."""
+    if overlap == 0:
+        return 0.0
+    power = lambda x: float(np.mean(x.astype(np.float64) ** 2)) + 1e-20  # noqa: E731
+    joined = loop_period(samples, start, end, overlap)[:overlap]
+    sides = min(power(samples[start:start + overlap]), power(samples[end - overlap:end]))
+    return 10 * np.log10(sides / power(joined))
 
 
 def _balanced_queues(recordings: list[Recording], seed: int) -> dict[str, list[Recording]]:

@@ -8,21 +8,15 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
-from .bank import fade, to_pcm16
+from .bank import fade, loop_period, to_pcm16
 from .relations import Event
 
-LOOP_CROSSFADE_SECONDS = 0.05
-
-
-def fit(samples: np.ndarray, length: int, rate: int) -> np.ndarray:
-    """Crop, or loop with a short crossfade, a continuous sound to exactly `length` samples."""
-    if len(samples) >= length:
-        return samples[:length]
-    overlap = min(int(LOOP_CROSSFADE_SECONDS * rate), len(samples) // 4)
-    ramp = np.linspace(0.0, 1.0, overlap, dtype=np.float32)
-    loop = samples.copy()
-    loop[:overlap] = samples[:overlap] * ramp + samples[-overlap:] * ramp[::-1]  # seamless wrap-around
-    period = loop[: len(loop) - overlap] if overlap else loop
+def fit(sound, length: int) -> np.ndarray:
+    """A continuous sound as exactly `length` samples: cropped, or its loop period (`AtomicSound.loop`:
+    the sustained part, wrapped with an equal-power crossfade where the tail matches the head) tiled."""
+    if len(sound.samples) >= length:
+        return sound.samples[:length]
+    period = loop_period(sound.samples, *sound.loop)
     return np.tile(period, length // len(period) + 1)[:length]
 
 
@@ -33,7 +27,7 @@ def render(events: tuple[Event, ...], bank, clip_seconds: float) -> np.ndarray:
         sound = bank[event.source_id]
         start, stop = int(round(event.onset * rate)), int(round(event.offset * rate))
         stop = min(stop, len(clip))
-        piece = fit(sound.samples, stop - start, rate) if sound.kind == "continuous" else sound.samples[: stop - start]
+        piece = fit(sound, stop - start) if sound.kind == "continuous" else sound.samples[: stop - start]
         clip[start:start + len(piece)] += fade(piece, rate) * np.float32(10 ** (event.gain_db / 20))
     return clip
 

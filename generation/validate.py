@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 from reasonaudio_dataset.card import RECORDS, CARD_RECORD, card_repo, render_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
 
-from .bank import AtomicSound, SoundBank, from_pcm16, to_pcm16
+from .bank import MAX_SEAM_DIP_DB, AtomicSound, SoundBank, from_pcm16, seam_dip_db, to_pcm16
 from .layout import CARD, survey
 from .pipeline import SOURCE_FIELDS, caption, fingerprint
 from .relations import NO, YES, Atom, Event, judge_corpus, relevant
@@ -185,7 +185,7 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
     return findings, atoms_of, owner
 
 
-def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrases: dict, labels: dict) -> list[str]:
+def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrases: dict, sounds: dict) -> list[str]:
     findings = []
     for clip in corpus:
         at, cid = clip["_at"], clip["clip_id"]
@@ -197,7 +197,11 @@ def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrase
         if clip["duration"] != np.float32(params["clip_seconds"]):
             findings.append(f"{at} ({cid}): duration {clip['duration']} should be {params['clip_seconds']}")
         for event in clip["events"]:
-            if labels.get(event["source_id"]) != event["label"]:
+            sound = sounds.get(event["source_id"], {})
+            if sound.get("kind") == "discrete" and event["offset"] - event["onset"] > sound["duration"] + 1e-3:
+                findings.append(f"{at} ({cid}): discrete sound {event['source_id']} lasts {sound['duration']:.3f} s "
+                                f"but its event {event['offset'] - event['onset']:.3f} s: a discrete sound never loops")
+            if sound.get("label") != event["label"]:
                 findings.append(f"{at} ({cid}): event source {event['source_id']} is not a sound of class "
                                 f"{event['label']!r} in sources")
             if not 0 <= event["onset"] < event["offset"] <= params["clip_seconds"]:
@@ -237,7 +241,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     findings += problems
     findings += _clip_findings(params, Table(c for c in corpus if c["clip_id"] in clips), owner,
                                {q["query_id"]: q["task"] for q in queries}, phrases,
-                               {s["source_id"]: s["label"] for s in sources})
+                               {s["source_id"]: s for s in sources})
     judged = judge_corpus(atoms_of.items(), [(cid, clip["timeline"]) for cid, clip in clips.items()])
     expected = {pair: verdict.value for pair, verdict in judged.items()}
     found = {(r["query_id"], r["clip_id"]): r["score"] for r in qrels}
@@ -274,8 +278,12 @@ def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, li
                 continue
             if found_rate != rate:
                 findings.append(f"{row['_at']} ({row['source_id']}): audio at {found_rate} Hz, the corpus is {rate} Hz")
-            sounds.append(AtomicSound(row["source_id"], row["label"], row["phrase"], row["kind"], row["origin"],
-                                      row["license"], from_pcm16(pcm), rate, row["attribution"]))
+            sound = AtomicSound(row["source_id"], row["label"], row["phrase"], row["kind"], row["origin"],
+                                row["license"], from_pcm16(pcm), rate, row["attribution"])
+            if sound.kind == "continuous" and seam_dip_db(sound.samples, *sound.loop) >= MAX_SEAM_DIP_DB:
+                findings.append(f"{row['_at']} ({row['source_id']}): its loop seam dips "
+                                f"{seam_dip_db(sound.samples, *sound.loop):.1f} dB (>= {MAX_SEAM_DIP_DB} dB)")
+            sounds.append(sound)
     return (None if findings else SoundBank(tuple(sounds), rate)), findings
 
 

@@ -109,3 +109,32 @@ def test_esc50_subset_uses_folds_and_phrases(esc50):
     assert len(bank.by_label()) == 50 and all(s.license.startswith("CC-BY-NC-3.0") for s in bank.sounds)
     assert {s.phrase for s in bank.sounds if s.label == "dog"} == {"a dog barking"}
     assert soundfile.info(str(esc50 / "audio" / recordings[0].origin.split(":")[1])).samplerate == 44100
+
+
+@pytest.mark.parametrize("source", ["synthetic:?variants=3", "esc50"])
+def test_every_continuous_sound_loops_without_an_audible_seam(source, request):
+    """A looped "long" sound must not sound like the same sound twice: its sustained part loops with an
+    equal-power crossfade where tail and head match, so no seam is 3 dB quieter than what it joins."""
+    from generation.bank import MAX_SEAM_DIP_DB, loop_period, seam_dip_db
+    from generation.render import fit
+
+    if source == "esc50":
+        source = f"esc50:{request.getfixturevalue('esc50')}"
+    bank = build_bank(source, split=None, count=1000, sample_rate=16000, progress=False)
+    continuous = [s for s in bank.sounds if s.kind == "continuous"]
+    assert continuous
+    for sound in continuous:
+        start, end, overlap = sound.loop
+        assert 0 <= start < end <= len(sound.samples) and overlap > 0
+        assert seam_dip_db(sound.samples, *sound.loop) < MAX_SEAM_DIP_DB, sound.source_id
+        long = fit(sound, 3 * len(sound.samples))
+        period = loop_period(sound.samples, *sound.loop)
+        np.testing.assert_array_equal(long[len(period):2 * len(period)], period)   # a seamless tile
+
+
+def test_a_seam_that_dips_is_measured():
+    from generation.bank import seam_dip_db
+
+    tone = np.sin(2 * np.pi * 440 * np.arange(16000) / 16000).astype(np.float32)
+    assert seam_dip_db(tone, 0, 16000, 4000) < 1        # 440 Hz ends in phase after 1 s
+    assert seam_dip_db(tone, 0, 16000 - 18, 4000) > 3   # half a period off: the crossfade cancels
