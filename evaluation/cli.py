@@ -21,32 +21,40 @@ def add_commands(sub) -> dict:
     evaluate.add_argument("--data", required=True, help="a generated folder or a Hub dataset id")
     evaluate.add_argument("--model", required=True, help="what to score (see below)")
     evaluate.add_argument("--mode", choices=MODES, default="group",
-                          help="group: each query ranks its own candidates (the headline); corpus: the whole corpus")
-    evaluate.add_argument("--split", default="test")
+                          help="group: each query ranks its own candidates (the headline); corpus: the whole corpus "
+                               "(default: %(default)s)")
+    evaluate.add_argument("--split", default="test", help="which split of --data (default: %(default)s)")
     evaluate.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
-    evaluate.add_argument("--batch-size", type=int, default=32)
-    evaluate.add_argument("--bootstrap", type=int, default=1000, help="resamples for the 95 %% intervals")
-    evaluate.add_argument("--seed", type=int, default=0)
-    evaluate.add_argument("--out", required=True, help="folder for results.json, results.md, results.png")
+    evaluate.add_argument("--batch-size", type=int, default=32,
+                          help="texts or clips per encoder call, at least 1 (default: %(default)s)")
+    evaluate.add_argument("--bootstrap", type=int, default=1000,
+                          help="resamples for the 95 %% intervals; 0: none (default: %(default)s)")
+    evaluate.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: %(default)s)")
+    evaluate.add_argument("--out", required=True,
+                          help="folder for results.json, results.md, results.png (not inside --data)")
+    evaluate.add_argument("--overwrite", action="store_true", help="replace the results already in --out")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
 
     baselines = sub.add_parser(
         "baselines", help="the reference points: random, oracle, bag-of-sounds, shortcut-audit, two-stage",
         description="Score the diagnostic baselines on a split and print one table (group accuracy per task, with "
-                    "intervals). oracle must reach 100 %%; shortcut-audit's interval must contain the random "
+                    "intervals). oracle must reach 100 %; shortcut-audit's interval must contain the random "
                     "baseline, or the generator has a shortcut.")
-    baselines.add_argument("--data", required=True)
+    baselines.add_argument("--data", required=True, help="a generated folder or a Hub dataset id (its test split)")
     baselines.add_argument("--train", help="folder with the train split for shortcut-audit (default: --data)")
     baselines.add_argument("--text-model", default="all-MiniLM-L6-v2",
                            help="sentence-transformers model of the two-stage baseline (default: %(default)s)")
-    baselines.add_argument("--device", default="cpu")
-    baselines.add_argument("--out", help="also write each system's results and baselines.md here")
-    baselines.add_argument("--quiet", action="store_true")
+    baselines.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
+    baselines.add_argument("--out", help="also write each system's results and baselines.md here (not inside --data; "
+                                         "default: print only)")
+    baselines.add_argument("--overwrite", action="store_true", help="replace the baselines already in --out")
+    baselines.add_argument("--quiet", action="store_true", help="no progress bars")
 
     demo = sub.add_parser("demo", help="build a small corpus from the built-in bank and print the baseline table")
     demo.add_argument("--out", default="demo", help="folder for the corpus (default: %(default)s)")
-    demo.add_argument("--queries-per-task", type=int, default=20)
-    demo.add_argument("--quiet", action="store_true")
+    demo.add_argument("--queries-per-task", type=int, default=20,
+                      help="queries of each task in the test and train splits (default: %(default)s)")
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
     return {"evaluate": run_evaluate, "baselines": run_baselines, "demo": run_demo}
 
 
@@ -58,11 +66,13 @@ def _quiet(args) -> None:
 
 
 def run_evaluate(args) -> int:
-    _quiet(args)
-    from .report import write_results
-    from .runner import run
+    from .report import check_out, write_results
+    from .runner import check_settings, run
     from .systems import EvalData, open_system
 
+    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True)
+    check_out(args.out, args.data, "results.json", args.overwrite)
+    _quiet(args)
     data = EvalData.load(args.data, args.split)
     system = open_system(args.model, device=args.device)
     result = run(system, data, args.mode, args.device, args.batch_size, args.bootstrap, args.seed, not args.quiet)
@@ -95,7 +105,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
             spec = f"shortcut-audit:?train={train}"
         try:
             system = open_system(spec, device=device)
-        except ImportError as error:
+        except (ImportError, ValueError) as error:  # e.g. no text model offline: the other rows still count
             notes.append(f"{spec} skipped: {error}")
             continue
         result = run(system, data, "group", device, progress=progress)
@@ -113,6 +123,12 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
 
 
 def run_baselines(args) -> int:
+    from .report import check_out
+    from .runner import check_device
+
+    check_device(args.device)
+    if args.out:
+        check_out(args.out, args.data, "baselines.json", args.overwrite)
     _quiet(args)
     print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet))
     return 0

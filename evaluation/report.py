@@ -72,6 +72,16 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
     plt.close(figure)
 
 
+def check_out(out: str | Path, data: str, written: str, overwrite: bool) -> None:
+    """Refuse, before any work, an --out inside the corpus folder (its files would join the dataset, which
+    validate and publish then trip over) or one already holding `written`, unless overwriting."""
+    if Path(data).is_dir() and Path(out).resolve().is_relative_to(Path(data).resolve()):
+        raise ValueError(f"--out {out} is inside the corpus folder {data}: results there would join the dataset's "
+                         "files (validate and publish would trip over them); choose a folder outside it")
+    if (Path(out) / written).exists() and not overwrite:
+        raise FileExistsError(f"{Path(out) / written} already exists; choose another --out or pass --overwrite")
+
+
 def write_results(out: str | Path, result: dict, model: str, data: str, parameters: dict) -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

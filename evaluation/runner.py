@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from reasonaudio_metric.functional import score
+from reasonaudio_metric.functional import check_count, score
 
 from .systems import EmbeddingSystem, EvalData, System
 
@@ -20,12 +20,39 @@ def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:
     return full.gather(1, torch.as_tensor(index, device=full.device))
 
 
+def check_device(device: str) -> None:
+    """A device torch can use here: a missing GPU is one line before any model loads, not a crash mid-run."""
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"unknown device {device!r}; use cpu, cuda, cuda:1, mps, ...") from None
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: CUDA is not available (torch.cuda.is_available() is False); use cpu")
+    if parsed.type == "cuda" and (parsed.index or 0) >= torch.cuda.device_count():
+        raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    if parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r}: MPS is not available; use cpu")
+
+
+def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, flags: bool = False) -> None:
+    """Every setting of a run, checked before any data or model loads; `flags` names them as CLI options."""
+    name = (lambda key: "--" + key.replace("_", "-")) if flags else str
+    if mode not in MODES:
+        raise ValueError(f"{name('mode')} must be one of {MODES}, got {mode!r}")
+    check_count(name("batch_size"), batch_size, 1)
+    check_count(name("bootstrap"), bootstrap, 0)
+    check_device(device)
+
+
 def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu", batch_size: int = 32,
         bootstrap: int = 1000, seed: int = 0, progress: bool = True) -> dict:
     """The metric's result dict for `system` on `data`."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    check_settings(mode, device, batch_size, bootstrap)
     full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
+    expected = (len(data.queries), len(data.corpus))
+    if tuple(full.shape) != expected:
+        raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
+                         "(queries x clips)")
     if mode == "group":
         return score(group_matrix(full, data), data.queries, bootstrap=bootstrap, seed=seed)
     return score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed)
@@ -35,7 +62,9 @@ def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_
                       mode: str = "group", split: str = "test", device: str = "cpu", batch_size: int = 32,
                       bootstrap: int = 1000, seed: int = 0, name: str = "custom", progress: bool = True) -> dict:
     """Score any model given as two functions: texts -> vectors and mono float32 arrays (at
-    `sampling_rate`) -> vectors, e.g. an MLLM embedder on your GPU."""
-    data = data if isinstance(data, EvalData) else EvalData.load(data, split)
+    `sampling_rate`) -> vectors, e.g. an MLLM embedder on your GPU. A batch with the wrong number of
+    vectors, NaN or inf, or a width unlike the text vectors' is an error naming that batch."""
+    check_settings(mode, device, batch_size, bootstrap)
     system = EmbeddingSystem(name, encode_text, encode_audio, sampling_rate)
+    data = data if isinstance(data, EvalData) else EvalData.load(data, split)
     return run(system, data, mode, device, batch_size, bootstrap, seed, progress)

@@ -7,11 +7,16 @@ after decoding whatever the decoder, so the arrays stay identical either way.
 from __future__ import annotations
 
 import io
+import numbers
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import datasets
 import numpy as np
+
+MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
+TABLES = ("queries", "corpus", "qrels")
 
 
 @dataclass(frozen=True)
@@ -46,8 +51,17 @@ def decode_audio(data: bytes, backend: str | None = None) -> tuple[np.ndarray, i
     raise ValueError(f"unknown audio backend {backend!r}; use 'torchcodec' or 'soundfile'")
 
 
+def check_sampling_rate(sampling_rate) -> None:
+    """None keeps the stored rate; anything else is a real resampling target, never silently ignored."""
+    if sampling_rate is not None and (isinstance(sampling_rate, bool) or not isinstance(sampling_rate, numbers.Integral)
+                                      or sampling_rate < MIN_SAMPLING_RATE):
+        raise ValueError(f"sampling_rate must be None (the stored rate) or an integer >= {MIN_SAMPLING_RATE} Hz, got "
+                         f"{sampling_rate!r}: below 1 kHz no sound of the benchmark keeps its cues")
+
+
 def audio_decoder(sampling_rate: int | None = None, backend: str | None = None):
     """A `datasets` transform that turns the encoded `audio` column into arrays."""
+    check_sampling_rate(sampling_rate)
 
     def transform(batch: dict) -> dict:
         decoded = []
@@ -67,9 +81,10 @@ def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "t
                      sampling_rate: int | None = None, backend: str | None = None) -> ReasonAudioSplit:
     """Queries, corpus and qrels of one split; `task` keeps that task's queries and clips only (and the
     qrels among them), so corpus retrieval then ranks within the task."""
-    queries = datasets.load_dataset(path_or_repo, "queries", split=split)
-    corpus = datasets.load_dataset(path_or_repo, "corpus", split=split)
-    qrels = datasets.load_dataset(path_or_repo, "qrels", split=split)
+    decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
+    if Path(path_or_repo).exists():
+        _check_folder(Path(path_or_repo), split)
+    queries, corpus, qrels = (_load_table(path_or_repo, table, split) for table in TABLES)
     if task is not None:
         tasks = sorted(set(queries["task"]))
         if task not in tasks:
@@ -78,6 +93,35 @@ def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "t
         corpus = corpus.filter(lambda t: t == task, input_columns="task")
         kept_queries, kept_clips = set(queries["query_id"]), set(corpus["clip_id"])
         qrels = qrels.filter(lambda q, c: q in kept_queries and c in kept_clips, input_columns=["query_id", "clip_id"])
-    corpus = corpus.cast_column("audio", datasets.Audio(decode=False)).with_transform(
-        audio_decoder(sampling_rate, backend))
+    corpus = corpus.cast_column("audio", datasets.Audio(decode=False)).with_transform(decoder)
     return ReasonAudioSplit(queries, corpus, qrels)
+
+
+def _check_folder(folder: Path, split: str) -> None:
+    """A local folder must be a ReasonAudio corpus (a card declaring its tables) holding `split`, so that a
+    wrong --data is one clear line rather than whatever `datasets` makes of the files found there."""
+    import yaml
+    from huggingface_hub.repocard import metadata_load
+
+    try:
+        meta = metadata_load(folder / "README.md") if (folder / "README.md").is_file() else None
+    except (ValueError, yaml.YAMLError):  # an unreadable card is not ours
+        meta = None
+    meta = meta if isinstance(meta, dict) else {}
+    configs = {c.get("config_name"): c.get("data_files") for c in meta.get("configs") or () if isinstance(c, dict)}
+    if not folder.is_dir() or not set(TABLES) <= set(configs):
+        raise ValueError(f"{folder} is not a ReasonAudio corpus: no dataset card (README.md) declaring the "
+                         f"{', '.join(TABLES)} tables; make one with `reasonaudio generate`")
+    files = configs["queries"] if isinstance(configs["queries"], list) else []
+    splits = {f.get("split") for f in files if isinstance(f, dict)}
+    if splits and split not in splits:
+        raise ValueError(f"{folder} has no split {split!r}; it has {sorted(splits)}")
+
+
+def _load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
+    """One table; a Hub id that cannot be fetched (offline, unknown) is a one-line error with its cause."""
+    try:
+        return datasets.load_dataset(path_or_repo, table, split=split)
+    except (ValueError, OSError) as error:
+        cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ValueError(f"cannot load the {table} table of {path_or_repo} (split {split!r}): {cause}") from None

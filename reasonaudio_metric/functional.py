@@ -8,6 +8,7 @@ usual values (equal to trec_eval's).
 """
 from __future__ import annotations
 
+import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -47,20 +48,48 @@ def _column(table, name: str) -> list:
     return _arrow_column(table, name).to_pylist()
 
 
+def check_count(name: str, value, minimum: int) -> None:
+    """An integer parameter (a count: resamples, batch size) of at least `minimum`, or a one-line error."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def _widened(similarity):
+    """The matrix in a dtype that keeps every comparison exact, on its own device: bools and floats
+    narrower than 32 bits widen to float32 (exactly), integers to float64 (exact up to 2**53, beyond
+    which they would merge), float32/float64 stay as they are; a tensor's autograd graph is dropped."""
+    if _is_torch(similarity):
+        import torch
+
+        similarity, dtype = similarity.detach(), similarity.dtype
+        kind = "b" if dtype == torch.bool else "c" if dtype.is_complex else "f" if dtype.is_floating_point else "i"
+        float32, float64 = torch.float32, torch.float64
+    else:
+        kind, dtype, float32, float64 = similarity.dtype.kind, similarity.dtype, np.float32, np.float64
+    if kind not in "biuf":
+        raise ValueError(f"similarity must hold real numbers, got dtype {dtype}")
+    if kind == "f" and dtype.itemsize >= 4:
+        return similarity
+    wide = float64 if kind in "iu" else float32
+    similarity = similarity.to(wide) if _is_torch(similarity) else similarity.astype(wide)
+    if kind in "iu" and bool((abs(similarity) >= 2 ** 53).any()):
+        raise ValueError(f"integer similarity beyond +-2**53 cannot be ranked exactly (dtype {dtype}); rescale it")
+    return similarity
+
+
 def _check_matrix(similarity, rows: int, columns: int | None, what: str, finite: bool = True):
     if similarity is None:
         raise ValueError("similarity is required (a numpy array or torch tensor, one row per query)")
     if not _is_torch(similarity):
         similarity = np.asarray(similarity)
-        if similarity.dtype.kind not in "fiu":
-            raise ValueError(f"similarity must be numeric, got dtype {similarity.dtype}")
     if similarity.ndim != 2 or similarity.shape[0] == 0 or similarity.shape[1] == 0:
         raise ValueError(f"similarity must be a non-empty 2-D matrix, got shape {tuple(similarity.shape)}")
     if similarity.shape[0] != rows or (columns is not None and similarity.shape[1] != columns):
         raise ValueError(f"similarity has shape {tuple(similarity.shape)}, expected ({rows}, {columns or 'any'}): {what}")
+    similarity = _widened(similarity)
     if finite and not bool(similarity.isfinite().all() if _is_torch(similarity) else np.isfinite(similarity).all()):
         raise ValueError("similarity contains NaN or inf")
-    return similarity if _is_torch(similarity) or similarity.dtype.kind == "f" else similarity.astype(np.float64)
+    return similarity
 
 
 def _check_ids(values: list, what: str) -> None:
@@ -443,6 +472,8 @@ def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
     _check_ids(query_ids, "query_id")
     _check_ids(corpus_ids, "corpus id")
     value = np.asarray(_arrow_column(qrels, "score").to_numpy(zero_copy_only=False))
+    if len(value) == 0:
+        raise ValueError("qrels is empty: corpus mode needs each query's relevant clips (score 1) in qrels")
     relevant, excluded = value == 1, value == -1
     if not np.all(relevant | excluded):
         raise ValueError(f"qrels scores must be 1 (relevant) or -1 (excluded), got {value[~(relevant | excluded)][:3]}")
@@ -471,6 +502,7 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     (low, high)}}, "num_queries": {task: n}} plus "p_values" with `baseline_similarity` and
     "per_query" ({metric: [value per query]}, with "query_id") when asked.
     """
+    check_count("bootstrap", bootstrap, 0)
     if (corpus_ids is None) != (qrels is None):
         raise ValueError("corpus mode needs both corpus_ids and qrels; group mode needs neither")
     if corpus_ids is None:

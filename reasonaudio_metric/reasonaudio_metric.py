@@ -30,14 +30,15 @@ tie-breaking, so constant scores give exactly the random baseline.
 
 _KWARGS_DESCRIPTION = """
 Args:
-    similarity: (num_queries, num_columns) numpy array or torch tensor on any device. Group mode: row i
+    similarity: (num_queries, num_columns) numpy array or torch tensor on any device, of any real dtype
+        (bool, integers, float16/bfloat16 to float64; float64 is compared in float64). Group mode: row i
         scores queries["candidates"][i] in order. Corpus mode: column j is clip corpus_ids[j].
     queries: the `queries` config (datasets.Dataset or dict of lists): query_id, task, and in group
         mode candidates and positive.
     corpus_ids: corpus mode only, the clip id of each column.
     qrels: corpus mode only, the `qrels` config: query_id, clip_id, score (1 relevant, -1 excluded).
     baseline_similarity: a second system's matrix, same shape: adds paired randomization p-values.
-    bootstrap: number of bootstrap resamples for 95 % intervals (0: none). Default 1000.
+    bootstrap: number of bootstrap resamples for 95 % intervals, >= 0 (0: none). Default 1000.
     seed: seed of the bootstrap and the significance test. Default 0.
     per_query: also return every query's values. Default False.
 Returns:
@@ -61,7 +62,7 @@ class ReasonAudio(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"similarity": datasets.Sequence(datasets.Value("float32")),
+            features=datasets.Features({"similarity": datasets.Sequence(datasets.Value("float64")),
                                         "query_id": datasets.Value("string")}),
             reference_urls=["https://arxiv.org/abs/2605.03361"],
         )
@@ -75,8 +76,13 @@ class ReasonAudio(evaluate.Metric):
     def _compute(self, similarity, query_id, queries=None, **kwargs):
         if queries is None:
             raise ValueError("compute() needs queries= (the queries table)")
-        order = {q: i for i, q in enumerate(query_id)}
-        ids = list(queries["query_id"])
+        ids, order = list(queries["query_id"]), {}
+        known = set(ids)
+        for i, q in enumerate(query_id):
+            if q in order or q not in known:
+                problem = " twice" if q in order else ", which is not in queries"
+                raise ValueError(f"add_batch received query_id {q!r}{problem}")
+            order[q] = i
         missing = [q for q in ids if q not in order]
         if missing:
             raise ValueError(f"add_batch received no similarity row for {len(missing)} queries, e.g. {missing[:3]}")

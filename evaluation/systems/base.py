@@ -1,15 +1,16 @@
 """What a scored system is: something that gives every (query, clip) pair of a split a similarity."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import datasets
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.loading import audio_decoder, load_reasonaudio
+from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio
 
 
 @dataclass
@@ -23,10 +24,7 @@ class EvalData:
 
     @classmethod
     def load(cls, path_or_repo: str, split: str = "test") -> "EvalData":
-        try:
-            tables = load_reasonaudio(path_or_repo, split=split)
-        except ValueError as error:  # a split the folder lacks
-            raise ValueError(f"{path_or_repo} has no split {split!r}: {error}") from None
+        tables = load_reasonaudio(path_or_repo, split=split)
         return cls(tables.queries, tables.corpus.with_format(None), tables.qrels, path_or_repo)
 
     def audio_batches(self, sampling_rate: int | None, batch_size: int, progress: bool = True):
@@ -49,27 +47,65 @@ class System:
 Encoder = Callable[[Sequence], "np.ndarray | torch.Tensor"]
 
 
-def normalised(vectors, device: str) -> torch.Tensor:
-    vectors = torch.as_tensor(vectors).to(device=device, dtype=torch.float32)
-    return torch.nn.functional.normalize(vectors, dim=-1)
+@contextmanager
+def loading_model(name: str):
+    """A model that cannot be loaded (no such folder or Hub repository, or offline and not cached) as one
+    line naming it, instead of the loader's multi-line OSError."""
+    try:
+        yield
+    except OSError as error:
+        import huggingface_hub
+
+        cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        offline = " while HF_HUB_OFFLINE is set" if huggingface_hub.constants.HF_HUB_OFFLINE else ""
+        raise ValueError(f"cannot load model {name}: not found, or cannot be fetched{offline} ({cause})") from None
 
 
-def encode_texts(encode: Encoder, texts: Sequence[str], device: str, batch_size: int, desc: str,
-                 progress: bool = True) -> torch.Tensor:
-    """Unit vectors of `texts`, encoded in batches with a progress bar."""
-    return torch.cat([normalised(encode(texts[i:i + batch_size]), device)
-                      for i in tqdm(range(0, len(texts), batch_size), desc=desc, unit="batch", disable=not progress)])
+def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, name: str, unit: str,
+                   width: tuple[int, str] | None = None) -> torch.Tensor:
+    """Unit vectors, one per item of every batch, checked batch by batch: a wrong count, a NaN or inf, or
+    a width other than `width` (its size and where it came from) names the batch instead of giving a
+    silently wrong score or a raw torch error."""
+    parts, start = [], 0
+    for number, batch in enumerate(batches):
+        where = f"batch {number} ({unit} {start}-{start + len(batch) - 1}) of {len(batch)} {unit}"
+        output = encode(batch)
+        try:
+            vectors = torch.as_tensor(output).detach()
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"{name} returned a {type(output).__name__}, not vectors, for {where}") from None
+        if vectors.ndim != 2 or len(vectors) != len(batch):
+            got = f"{len(vectors)} vectors" if vectors.ndim == 2 else f"an array of shape {tuple(vectors.shape)}"
+            raise ValueError(f"{name} returned {got} for {where}")
+        vectors = vectors.to(device=device, dtype=torch.float32)
+        if not bool(vectors.isfinite().all()):
+            raise ValueError(f"{name} returned NaN or inf for {where}")
+        width = width or (vectors.shape[1], "its batch 0")
+        if vectors.shape[1] != width[0]:
+            raise ValueError(f"{name} returned {vectors.shape[1]}-dim vectors for {where}; {width[1]} gave "
+                             f"{width[0]}-dim ones")
+        parts.append(torch.nn.functional.normalize(vectors, dim=-1))
+        start += len(batch)
+    return torch.cat(parts)
+
+
+def encode_texts(encode: Encoder, texts: Sequence[str], device: str, batch_size: int, what: str,
+                 progress: bool = True, name: str = "the text model") -> torch.Tensor:
+    """Unit vectors of `texts` (`what` they are: queries, captions), in batches with a progress bar."""
+    starts = tqdm(range(0, len(texts), batch_size), desc=f"encoding {what}", unit="batch", disable=not progress)
+    return encode_batches(encode, (texts[i:i + batch_size] for i in starts), device, name, what)
 
 
 class EmbeddingSystem(System):
     """Any model as two encode functions: texts -> vectors, audio arrays -> vectors; cosine similarity."""
 
     def __init__(self, name: str, encode_text: Encoder, encode_audio: Encoder, sampling_rate: int | None = None):
+        check_sampling_rate(sampling_rate)
         self.name, self.encode_text, self.encode_audio, self.sampling_rate = name, encode_text, encode_audio, sampling_rate
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        queries = encode_texts(self.encode_text, list(data.queries["text"]), device, batch_size, "encoding queries",
-                               progress)
-        clips = torch.cat([normalised(self.encode_audio(batch), device)
-                           for batch in data.audio_batches(self.sampling_rate, batch_size, progress)])
+        queries = encode_texts(self.encode_text, list(data.queries["text"]), device, batch_size, "queries", progress,
+                               "encode_text")
+        clips = encode_batches(self.encode_audio, data.audio_batches(self.sampling_rate, batch_size, progress), device,
+                               "encode_audio", "clips", (queries.shape[1], "encode_text"))
         return queries @ clips.T

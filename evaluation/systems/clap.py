@@ -5,7 +5,7 @@ import inspect
 
 import torch
 
-from .base import EmbeddingSystem
+from .base import EmbeddingSystem, loading_model
 
 
 def _features(output) -> torch.Tensor:
@@ -19,8 +19,9 @@ def build(location: str, device: str = "cpu") -> EmbeddingSystem:
 
     if not location:
         raise ValueError("clap needs a model: clap:PATH_OR_ID, e.g. clap:laion/clap-htsat-unfused")
-    model = ClapModel.from_pretrained(location).to(device).eval()
-    processor = ClapProcessor.from_pretrained(location)
+    with loading_model(f"clap:{location}"):
+        model = ClapModel.from_pretrained(location).to(device).eval()
+        processor = ClapProcessor.from_pretrained(location)
     rate = processor.feature_extractor.sampling_rate
     # an unfused model takes one mel channel: never hand it the 4-channel "fusion" input
     truncation = "fusion" if getattr(model.config, "enable_fusion", False) else "rand_trunc"

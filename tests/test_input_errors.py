@@ -1,0 +1,260 @@
+"""Nothing lost, nothing silently wrong: bad input to the metric, the loader, the runner and the CLI is a
+clear one-line error naming its cause, raised before any work; every dtype scores like float64."""
+import argparse
+import itertools
+import re
+
+import evaluate
+import numpy as np
+import pytest
+import torch
+
+from evaluation.runner import evaluate_encoders
+from evaluation.systems import EvalData
+from generation.cli import build_parser, main
+from reasonaudio_dataset import load_reasonaudio
+from reasonaudio_metric.functional import score
+
+from .test_metric import corpus_case, flat, group_case
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.fixture(scope="module")
+def data(small_corpus) -> EvalData:
+    return EvalData.load(str(small_corpus))
+
+
+# ---------------------------------------------------------------- 1. encoders
+
+def _encoder(width=4, wrong_at=None, wrong=None):
+    """Random vectors, one per item; its call number `wrong_at` returns `wrong(batch)` instead."""
+    calls = itertools.count()
+
+    def encode(batch):
+        vectors = np.random.default_rng(len(batch)).standard_normal((len(batch), width))
+        return wrong(batch) if next(calls) == wrong_at else vectors
+    return encode
+
+
+@pytest.mark.parametrize("text, audio, message", [
+    (_encoder(), _encoder(wrong_at=2, wrong=lambda b: np.ones((3, 4))),
+     "encode_audio returned 3 vectors for batch 2 (clips 64-95) of 32 clips"),
+    (_encoder(wrong_at=0, wrong=lambda b: np.full((len(b), 4), np.nan)), _encoder(),
+     "encode_text returned NaN or inf for batch 0 (queries 0-29) of 30 queries"),
+    (_encoder(), _encoder(wrong_at=1, wrong=lambda b: torch.full((len(b), 4), float("inf"))),
+     "encode_audio returned NaN or inf for batch 1 (clips 32-63) of 32 clips"),
+    (_encoder(), _encoder(width=3), "encode_audio returned 3-dim vectors for batch 0 (clips 0-31) of 32 clips; "
+                                    "encode_text gave 4-dim ones"),
+    (_encoder(), _encoder(wrong_at=4, wrong=lambda b: np.ones((len(b), 5))),
+     "encode_audio returned 5-dim vectors for batch 4 (clips 128-159) of 32 clips; encode_text gave 4-dim ones"),
+    (_encoder(wrong_at=0, wrong=lambda b: np.ones(len(b))), _encoder(),
+     "encode_text returned an array of shape (30,) for batch 0"),
+    (_encoder(wrong_at=0, wrong=lambda b: None), _encoder(), "encode_text returned a NoneType, not vectors, for batch 0"),
+])
+def test_a_wrong_encoder_batch_is_an_error_naming_it(data, text, audio, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        evaluate_encoders(data, text, audio, bootstrap=0, progress=False)
+
+
+def test_encoder_settings_are_checked_before_loading_anything():
+    for settings, message in [(dict(sampling_rate=0), "sampling_rate must be"), (dict(batch_size=0), "batch_size"),
+                              (dict(bootstrap=-5), "bootstrap must be an integer >= 0, got -5"),
+                              (dict(mode="ranking"), "mode must be one of")]:
+        with pytest.raises(ValueError, match=message):  # the folder does not exist: nothing was loaded
+            evaluate_encoders("/no/such/folder", _encoder(), _encoder(), **settings)
+
+
+# ---------------------------------------------------------------- 2. dtypes
+
+def _integers(x):
+    return np.round(x * 3)
+
+
+CONVERSIONS = {  # name: matrix (float32 numpy) -> input of that dtype
+    "torch bfloat16": lambda x: torch.from_numpy(x).bfloat16(),
+    "torch float16": lambda x: torch.from_numpy(x).half(),
+    "torch requires_grad": lambda x: torch.from_numpy(x).requires_grad_(),
+    "torch int64": lambda x: torch.from_numpy(_integers(x)).long(),
+    "torch bool": lambda x: torch.from_numpy(x > 0.5),
+    "torch float64": lambda x: torch.from_numpy(x).double(),
+    "numpy float16": lambda x: x.astype(np.float16),
+    "numpy int64": lambda x: _integers(x).astype(np.int64),
+    "numpy bool": lambda x: x > 0.5,
+    "numpy float64": lambda x: x.astype(np.float64),
+}
+
+
+def _same(result: dict, expected: dict) -> bool:
+    """Equal results, per query included (to float64 rounding)."""
+    ours, theirs = result.pop("per_query", {}), expected.pop("per_query", {})
+    return flat(result) == pytest.approx(flat(expected), abs=1e-12) and ours.keys() == theirs.keys() and all(
+        np.allclose(ours[k], theirs[k], rtol=0, atol=1e-12) for k in ours if k != "query_id")
+
+
+def _float64(x) -> np.ndarray:
+    return x.detach().double().cpu().numpy() if isinstance(x, torch.Tensor) else x.astype(np.float64)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["group", "corpus"])
+@pytest.mark.parametrize("dtype", list(CONVERSIONS))
+def test_every_dtype_scores_like_its_float64_values_in_both_modes(dtype, mode, device):
+    if device != "cpu" and dtype.startswith("numpy"):
+        pytest.skip("numpy arrays live on the CPU")
+    similarity, *tables = corpus_case(12) if mode == "corpus" else group_case(12)
+    matrix = CONVERSIONS[dtype](similarity)
+    matrix = matrix.to(device) if isinstance(matrix, torch.Tensor) else matrix
+    expected = score(_float64(matrix), *tables, bootstrap=20, per_query=True)
+    assert _same(score(matrix, *tables, bootstrap=20, per_query=True), expected)
+
+
+def _near_ties(rows, columns, seed):
+    """float64 scores 1e-12 apart: distinct in float64, all equal once cast to float32."""
+    order = np.argsort(np.random.default_rng(seed).random((rows, columns)), axis=1).astype(np.float64)
+    return 1.0 + order * 1e-12, order
+
+
+@pytest.mark.parametrize("mode", ["group", "corpus"])
+def test_float64_near_ties_rank_in_float64(mode):
+    _, *tables = corpus_case(13) if mode == "corpus" else group_case(13)
+    close, order = _near_ties(len(tables[0]["query_id"]), len(tables[1]) if mode == "corpus" else 10, 13)
+    expected = score(order, *tables, bootstrap=0, per_query=True)  # the same ranking, far apart
+    assert not _same(score(close.astype(np.float32), *tables, bootstrap=0, per_query=True), dict(expected))
+    for matrix in (close, torch.from_numpy(close)):
+        assert _same(score(matrix, *tables, bootstrap=0, per_query=True), dict(expected))
+    if mode == "group":  # the incremental evaluate path keeps float64 too
+        metric = evaluate.load("./reasonaudio_metric")
+        metric.add_batch(similarity=close.tolist(), query_id=tables[0]["query_id"])
+        assert flat(metric.compute(queries=tables[0], bootstrap=0)) == pytest.approx(
+            flat(score(order, *tables, bootstrap=0)), abs=1e-12)
+
+
+def test_unrankable_dtypes_are_clear_errors():
+    similarity, queries = group_case(14)
+    with pytest.raises(ValueError, match="real numbers"):
+        score(similarity.astype(np.complex64), queries, bootstrap=0)
+    with pytest.raises(ValueError, match="real numbers"):
+        score(similarity.astype(str), queries, bootstrap=0)
+    with pytest.raises(ValueError, match=r"integer similarity beyond \+-2\*\*53"):
+        score(torch.full(similarity.shape, 2 ** 60), queries, bootstrap=0)
+
+
+# ---------------------------------------------------------------- 3. the metric's parameters
+
+def test_add_batch_names_a_duplicate_or_unknown_query_id():
+    similarity, queries = group_case(15, queries=4)
+    metric = evaluate.load("./reasonaudio_metric")
+    for ids, message in [(["q0", "q1", "q2", "q3", "q1"], "add_batch received query_id 'q1' twice"),
+                         (["q0", "q1", "q2", "q3", "zz"], "add_batch received query_id 'zz', which is not in queries")]:
+        for i, query_id in enumerate(ids):
+            metric.add_batch(similarity=[similarity[i % 4].tolist()], query_id=[query_id])
+        with pytest.raises(ValueError, match=message):
+            metric.compute(queries=queries, bootstrap=0)
+
+
+def test_empty_qrels_and_negative_bootstrap_are_clear_errors():
+    similarity, queries, clip_ids, qrels = corpus_case(16)
+    with pytest.raises(ValueError, match="qrels is empty: "):
+        score(similarity, queries, clip_ids, {k: [] for k in qrels}, bootstrap=0)
+    with pytest.raises(ValueError, match="bootstrap must be an integer >= 0, got -5"):
+        score(similarity, queries, clip_ids, qrels, bootstrap=-5)
+    with pytest.raises(ValueError, match="bootstrap must be an integer >= 0, got -5"):
+        evaluate.load("./reasonaudio_metric").compute(similarity=similarity, queries=queries, corpus_ids=clip_ids,
+                                                      qrels=qrels, bootstrap=-5)
+
+
+# ---------------------------------------------------------------- 4. the loader
+
+@pytest.mark.parametrize("rate", [0, 1, -16000, 999, 16000.0])
+def test_load_reasonaudio_refuses_a_sampling_rate_outside_its_range(rate):
+    with pytest.raises(ValueError, match=r"sampling_rate must be None \(the stored rate\) or an integer >= 1000 Hz"):
+        load_reasonaudio("/no/such/folder", sampling_rate=rate)  # checked before anything loads
+
+
+def test_a_folder_that_is_not_a_corpus_or_lacks_the_split_is_one_line(small_corpus, tmp_path):
+    (tmp_path / "random").mkdir()
+    (tmp_path / "random" / "notes.csv").write_text("a,b\n1,2\n")
+    for folder in (tmp_path, tmp_path / "random"):
+        with pytest.raises(ValueError, match="is not a ReasonAudio corpus"):
+            load_reasonaudio(str(folder))
+    with pytest.raises(ValueError, match=r"has no split 'train'; it has \['test'\]"):
+        load_reasonaudio(str(small_corpus), split="train")
+
+
+# ---------------------------------------------------------------- 5. the command line
+
+def _fails(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"reasonaudio {argv[0]}: ") and "\n" not in err and message in err, err
+    return err
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--batch-size", "0"], "--batch-size must be an integer >= 1, got 0"),
+    (["--batch-size", "-4"], "--batch-size must be an integer >= 1, got -4"),
+    (["--bootstrap", "-5"], "--bootstrap must be an integer >= 0, got -5"),
+    (["--device", "gpu"], "unknown device 'gpu'"),
+])
+def test_evaluate_refuses_bad_parameters_before_any_work(small_corpus, tmp_path, capsys, options, message):
+    out = tmp_path / "out"
+    _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(out), *options], message)
+    assert not out.exists()
+
+
+def test_evaluate_and_baselines_without_cuda_say_so(small_corpus, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(tmp_path / "o"),
+                    "--device", "cuda"], "device 'cuda': CUDA is not available")
+    _fails(capsys, ["baselines", "--data", str(small_corpus), "--device", "cuda"], "CUDA is not available")
+
+
+@pytest.mark.parametrize("model", ["clap:some/unknown-repo", "two-stage:some/unknown-repo?captions=oracle"])
+def test_a_model_that_cannot_be_fetched_offline_is_one_line(small_corpus, tmp_path, capsys, monkeypatch, model):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    err = _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", model, "--out", str(tmp_path / "o")],
+                 f"cannot load model {model}: not found, or cannot be fetched")
+    assert "HF_HUB_OFFLINE" in err
+
+
+def test_evaluate_refuses_data_that_is_not_a_corpus(tmp_path, capsys):
+    (tmp_path / "random").mkdir()
+    (tmp_path / "random" / "x.txt").write_text("hello")
+    for folder in (tmp_path / "random", tmp_path / "empty"):
+        folder.mkdir(exist_ok=True)
+        _fails(capsys, ["evaluate", "--data", str(folder), "--model", "oracle", "--out", str(tmp_path / "o")],
+               f"{folder} is not a ReasonAudio corpus")
+
+
+def test_results_never_land_in_the_corpus_folder(small_corpus, capsys):
+    for command in (["evaluate", "--model", "oracle"], ["baselines"]):
+        _fails(capsys, [*command, "--data", str(small_corpus), "--out", str(small_corpus / "runs")],
+               "is inside the corpus folder")
+    assert not (small_corpus / "runs").exists()
+
+
+def test_existing_results_are_kept_unless_overwrite(small_corpus, tmp_path, capsys):
+    (tmp_path / "results.json").write_text("{}")
+    # the model would fail to load: the refusal comes first, before any model or encoding work
+    _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", "clap:some/unknown-repo", "--out",
+                    str(tmp_path)],
+           f"{tmp_path / 'results.json'} already exists; choose another --out or pass --overwrite")
+    assert main(["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(tmp_path), "--overwrite",
+                 "--bootstrap", "0", "--quiet"]) == 0
+    assert '"model": "oracle"' in (tmp_path / "results.json").read_text()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "baselines.json").write_text("{}")
+    _fails(capsys, ["baselines", "--data", str(small_corpus), "--out", str(tmp_path / "b")], "already exists")
+
+
+def test_every_option_says_what_it_does_and_its_default(capsys):
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in ("evaluate", "baselines", "demo"):
+        for action in commands[name]._actions:
+            assert action.help, (name, action.dest)
+            if action.default not in (None, False, argparse.SUPPRESS) and not action.required:
+                assert "%(default)s" in action.help, (name, action.dest)
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        assert "%%" not in capsys.readouterr().out
