@@ -211,7 +211,8 @@ def loop_points(samples: np.ndarray, rate: int) -> tuple[int, int, int]:
     search = (stop - start) // 4                             # candidate ends: the last quarter of the part
     tails = samples[stop - search - overlap:stop].astype(np.float64)
     match = correlate(tails, head, mode="valid", method="fft")
-    energy = np.convolve(tails ** 2, np.ones(overlap), mode="valid")
+    cumulative = np.concatenate([[0.0], np.cumsum(tails ** 2)])
+    energy = cumulative[overlap:] - cumulative[:-overlap]          # each candidate tail's energy
     end = stop - search + int(np.argmax(match / np.sqrt(energy * np.dot(head, head) + 1e-20)))
     return start, end, overlap
 

@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 from reasonaudio_dataset.card import RECORDS, CARD_RECORD, card_repo, render_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
 
-from .bank import MAX_SEAM_DIP_DB, AtomicSound, SoundBank, from_pcm16, seam_dip_db, to_pcm16
+from .bank import MAX_SEAM_DIP_DB, AtomicSound, SoundBank, from_pcm16, seam_dip_db
 from .layout import CARD, survey
 from .pipeline import SOURCE_FIELDS, caption, fingerprint
 from .relations import NO, YES, Atom, Event, judge_corpus, relevant
@@ -313,13 +313,16 @@ def _row_group_findings(job: tuple[str, int, float]) -> list[str]:
             findings.append(f"{at}: audio is silent")
             continue
         try:
-            rendered = to_pcm16(render(tuple(Event(**e) for e in events), _BANK, clip_seconds))
+            rendered = render(tuple(Event(**e) for e in events), _BANK, clip_seconds)
         except KeyError as error:
             findings.append(f"{at}: an event names a sound missing from sources ({error})")
             continue
-        difference = np.abs(stored.astype(np.int32) - rendered).max()
-        if difference > TOLERANCE_PCM:
-            seconds = np.flatnonzero(np.abs(stored.astype(np.int32) - rendered) > TOLERANCE_PCM)[[0, -1]] / rate
+        rendered *= np.float32(32767)           # the scale of the stored samples: rounding differs by <= 0.5
+        np.clip(rendered, -32767, 32767, out=rendered)
+        rendered -= stored
+        wrong = np.abs(rendered, out=rendered) > TOLERANCE_PCM + 0.5
+        if wrong.any():
+            seconds = np.flatnonzero(wrong)[[0, -1]] / rate
             findings.append(f"{at}: audio differs from the rendering of its events and sources between "
                             f"{seconds[0]:.2f} and {seconds[1]:.2f} s (swapped, edited or shifted)")
     return findings

@@ -32,9 +32,10 @@ class Aspect:
     """One testable relation. Subclasses set the class attributes and `atoms`/`flips`."""
 
     name = ""
-    arrangements: tuple[str, ...] = ARRANGEMENTS
+    arrangements: tuple[str, ...] = ("a_first", "b_first", "overlap")   # "apart" is only ever a flip
     extra_places: tuple[str, ...] = EXTRA_PLACES
     continuous_pair = False                 # a and b must be croppable to any length
+    extra_like_pair = False                 # the extra sound is continuous and as long as the longer of a, b
     pair_seconds: Optional[tuple[tuple[float, float], tuple[float, float]]] = None  # (a range, b range)
     min_seconds = MIN_SECONDS               # shortest sound usable in a or b
     needs_negated = False                   # draws a class z that the positive lacks
@@ -43,6 +44,10 @@ class Aspect:
 
     def atoms(self, x: str, y: str, z: Optional[str]) -> list[Atom]:
         raise NotImplementedError
+
+    def pair_lengths(self, rng) -> Optional[tuple[float, float]]:
+        """Lengths of a and b when they depend on each other; None: each drawn from its slot's range."""
+        return None
 
     def flips(self, scene: Scene, negated, mentioned: set[str], specs: dict, rng) -> list[Scene]:
         """The ways to change the scene only in what this aspect tests; the planner takes one of them
@@ -104,10 +109,10 @@ def slot_specs(combo, clip_seconds: float) -> dict[str, SlotSpec]:
     default = (CONTINUOUS_SECONDS[0], min(CONTINUOUS_SECONDS[1], cap))
     ranges = next((aspect.pair_seconds for aspect in combo if aspect.pair_seconds), (default, default))
     pair = {role: SlotSpec(continuous, shortest, r[1] if continuous else cap, r) for role, r in zip("ab", ranges)}
+    if any(aspect.extra_like_pair for aspect in combo):
+        return {**pair, "extra": pair["a"]}
     room = clip_seconds - pair["a"].max_seconds - pair["b"].max_seconds - 2 * GAP_SECONDS[1] - 0.03
     extra_range = (min(CONTINUOUS_SECONDS[0], room / 2), min(CONTINUOUS_SECONDS[1], room))
-    # the extra sound is drawn like the pair's (same shortest length): in the overlap task it takes a
-    # pair sound's place in the overlapping couple of a pulled-apart clip, which must look the same
     return {**pair, "extra": SlotSpec(False, shortest, room, extra_range)}
 
 
@@ -144,18 +149,21 @@ def _slot(sound, rng, spec: SlotSpec) -> Slot:
     return Slot(sound.label, sound.source_id, seconds, round(float(rng.uniform(*GAIN_DB)), 1), continuous)
 
 
-def put(slot: Slot, sound, spec: SlotSpec, rng: np.random.Generator) -> Slot:
-    """`slot` holding `sound` (an AtomicSound) instead, gain and place kept. A continuous sound keeps a
-    continuous predecessor's length and otherwise gets a length drawn as for the slot itself, so a
-    replacement's length is distributed exactly like the original's."""
-    continuous = sound.kind == "continuous"
-    if not continuous:
-        seconds = sound.seconds
-    elif slot.continuous:
-        seconds = slot.seconds
-    else:
-        seconds = _continuous_seconds(spec, rng)
-    return replace(slot, label=sound.label, source_id=sound.source_id, seconds=seconds, continuous=continuous)
+def fits(sound, slot: Slot) -> bool:
+    """Can `sound` take `slot`'s place at exactly its length: looped or cropped, never stretched?"""
+    return sound.kind == "continuous" or sound.seconds >= slot.seconds
+
+
+def put(slot: Slot, sound) -> Slot:
+    """`slot` holding `sound` (an AtomicSound that `fits` it) instead: place, length and gain kept, so the
+    clip changes in that sound alone (a discrete sound is cropped to the length)."""
+    return replace(slot, label=sound.label, source_id=sound.source_id, continuous=sound.kind == "continuous")
+
+
+def negated_spec(scene: Scene, mentioned: set[str], spec: SlotSpec) -> SlotSpec:
+    """What the negated sound may be: one that fits the shortest unmentioned slot it could replace."""
+    shortest = min(slot.seconds for slot in scene.slots().values() if slot.label not in mentioned)
+    return replace(spec, min_seconds=max(spec.min_seconds, shortest), max_seconds=float("inf"))
 
 
 def capitalise(text: str) -> str:
@@ -222,10 +230,15 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
                         f"the bank has too few distinct classes for {candidates} candidates")
 
 
-def _layout(need: dict, specs: dict, rng, a, b, extra) -> Scene:
+def _layout(combo, need: dict, specs: dict, rng, a, b, extra) -> Scene:
+    slots = {"a": _slot(a, rng, specs["a"]), "b": _slot(b, rng, specs["b"]), "extra": _slot(extra, rng, specs["extra"])}
+    lengths = next((found for aspect in combo if (found := aspect.pair_lengths(rng)) is not None), None)
+    if lengths is not None:
+        slots["a"], slots["b"] = (replace(slots[r], seconds=n) for r, n in zip("ab", lengths))
+    if any(aspect.extra_like_pair for aspect in combo):
+        slots["extra"] = replace(slots["extra"], seconds=max(slots["a"].seconds, slots["b"].seconds))
     return Scene(
-        a=_slot(a, rng, specs["a"]), b=_slot(b, rng, specs["b"]), extra=_slot(extra, rng, specs["extra"]),
-        arrangement=need["arrangements"][rng.integers(len(need["arrangements"]))],
+        **slots, arrangement=need["arrangements"][rng.integers(len(need["arrangements"]))],
         extra_place=need["places"][rng.integers(len(need["places"]))],
         gap=round(float(rng.uniform(*GAP_SECONDS)), 3), shift=float(rng.uniform()), lead=float(rng.uniform()),
     )
@@ -268,14 +281,20 @@ def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optiona
     scenes, negated = [], []
     for a, b in members:
         extra = draw(specs["extra"], frozenset({a.label, b.label}))
-        z = draw(specs["extra"], frozenset({a.label, b.label, extra.label})) if need["negated"] and extra else None
-        if z is not None and not negated:
-            named.add(z.label)
-        if extra is None or (need["negated"] and z is None):
+        if extra is None:
             return None
-        scene = _layout(need, specs, rng, a, b, extra)
+        scene = _layout(combo, need, specs, rng, a, b, extra)
         mentioned = {a.label, b.label} if relates_two else {a.label}
+        z = None
+        if need["negated"]:
+            z = draw(negated_spec(scene, mentioned, specs["extra"]), frozenset({a.label, b.label, extra.label}))
+            if z is None:
+                return None
+            if not negated:
+                named.add(z.label)
         flips = [aspect.flips(scene, z, mentioned, specs, rng) for aspect in combo]
+        if not all(flips):
+            return None
         scenes.append([scene] + [options[rng.integers(len(options))] for options in flips])
         negated.append(z)
     for _ in range(candidates - pairs * versions):  # what does not fill a whole pair: lone base scenes
@@ -284,7 +303,7 @@ def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optiona
         extra = b and draw(specs["extra"], frozenset(named | {a.label, b.label}))
         if extra is None:
             return None
-        scenes.append([_layout(need, specs, rng, a, b, extra)])
+        scenes.append([_layout(combo, need, specs, rng, a, b, extra)])
     ordered = [scene for group in scenes for scene in group][:candidates]
     x, y, z = members[0][0], members[0][1], negated[0]
     atoms = tuple(atom for aspect in combo for atom in aspect.atoms(x.label, y.label, z and z.label))

@@ -1,6 +1,10 @@
 """duration: X lasts longer than Y (relative), or X is long and Y short (absolute).
 
-Both sounds are continuous, so the hard negative exchanges their lengths and nothing else.
+Both sounds are continuous, the extra sound before or after them, so the hard negative exchanges their
+lengths and nothing else moves but, in sequence, the second sound's onset (overlapping, the shorter
+stays inside the longer: nothing moves). `longer` draws its pairs
+across the whole range (3 s vs 1.2 s, 2.4 s vs 1 s ...), so that it needs a comparison and is never
+answered by the absolute long/short contrast.
 """
 from dataclasses import replace
 
@@ -9,9 +13,12 @@ from .base import Aspect, Task
 
 LONG = (4.3, 5.0)    # >= 4 s (long) and >= 2 x any short one
 SHORT = (0.7, 1.2)   # <= 1.5 s (short)
+LONGER_SECONDS = (2.0, 4.0)     # the longer of a `longer` pair ...
+LONGER_RATIO = (2.2, 3.0)       # ... is this many times the shorter (>= 2, the relation's margin)
 
 
 class Duration(Aspect):
+    extra_places = ("before", "after")
     continuous_pair = True
     pair_seconds = (LONG, SHORT)
     min_seconds = 0.7
@@ -22,6 +29,7 @@ class Duration(Aspect):
 
 class Longer(Duration):
     name = "longer"
+    pair_seconds = (LONGER_SECONDS, (Duration.min_seconds, LONGER_SECONDS[1] / LONGER_RATIO[0]))
     sentences = (
         "{x} lasting much longer than {y}",
         "{y}, much shorter than {x}",
@@ -32,6 +40,11 @@ class Longer(Duration):
 
     def atoms(self, x, y, z):
         return [Atom("longer", (x, y))]
+
+    def pair_lengths(self, rng) -> tuple[float, float]:
+        longer = float(rng.uniform(*LONGER_SECONDS))
+        ratio = float(rng.uniform(LONGER_RATIO[0], min(LONGER_RATIO[1], longer / self.min_seconds)))
+        return round(longer, 3), round(longer / ratio, 3)
 
 
 class LongShort(Duration):

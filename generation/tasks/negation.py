@@ -1,8 +1,9 @@
-"""negation: X is there and Z is not. Hard negatives put Z in place of an unmentioned sound."""
+"""negation: X is there and Z is not. Hard negatives put Z in place of an unmentioned sound, at exactly
+its place and length (Z is drawn so that it fits: continuous, or at least as long), nothing else moved."""
 from dataclasses import replace
 
 from ..relations import Atom
-from .base import Aspect, Task, put
+from .base import Aspect, Task, fits, put
 
 
 class Negation(Aspect):
@@ -21,8 +22,8 @@ class Negation(Aspect):
         return [Atom("present", (x,)), Atom("absent", (z,))]
 
     def flips(self, scene, negated, mentioned, specs, rng):
-        return [replace(scene, **{role: put(slot, negated, specs[role], rng)})
-                for role, slot in scene.slots().items() if slot.label not in mentioned]
+        return [replace(scene, **{role: put(slot, negated)})
+                for role, slot in scene.slots().items() if slot.label not in mentioned and fits(negated, slot)]
 
 
 NEGATION = Negation()

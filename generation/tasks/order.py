@@ -1,4 +1,5 @@
-"""order: X then Y. The hard negative swaps the two sounds' order, gaps and lengths unchanged."""
+"""order: X then Y. The hard negative swaps the two sounds' order, gaps and lengths unchanged; the extra
+sound stands before or after the pair, so it stays where it is."""
 from dataclasses import replace
 
 from ..relations import Atom
@@ -8,6 +9,7 @@ from .base import Aspect, Task
 class Order(Aspect):
     name = "order"
     arrangements = ("a_first",)
+    extra_places = ("before", "after")
     sentences = (
         "{x}, then {y}",
         "{x} followed by {y}",

@@ -1,7 +1,8 @@
-"""overlap: X and Y at the same time. Hard negatives pull them apart (either order).
+"""overlap: X and Y at the same time. The hard negative pulls them apart by moving the shorter of the
+two from inside the longer into the extra sound, a block of the same length (see `Scene._blocks`):
+nothing else moves, and every clip of a group has exactly one overlapping pair.
 
-So that "some sounds overlap" never marks the positive, every clip of a group has exactly one
-overlapping pair: in the positive the extra sound stands apart; pulled apart, it overlaps a or b.
+Both sounds and the extra are continuous, so the one who hosts the shorter is heard all along it.
 """
 from dataclasses import replace
 
@@ -13,7 +14,9 @@ class Overlap(Aspect):
     name = "overlap"
     arrangements = ("overlap",)
     extra_places = ("before", "after")
-    min_seconds = 1.0
+    continuous_pair = True
+    extra_like_pair = True
+    min_seconds = 0.5          # the shorter lies wholly inside the longer: shared time = its length
     sentences = (
         "{x} and {y} at the same time",
         "{x}, with {y} heard at the same time",
@@ -27,8 +30,7 @@ class Overlap(Aspect):
         return [Atom("overlap", (x, y))]
 
     def flips(self, scene, negated, mentioned, specs, rng):
-        return [replace(scene, arrangement="a_first", extra_place="with_b"),
-                replace(scene, arrangement="b_first", extra_place="with_a")]
+        return [replace(scene, arrangement="apart")]
 
 
 OVERLAP = Overlap()
