@@ -5,7 +5,7 @@ import argparse
 import json
 from pathlib import Path
 
-BASELINES = ("random", "oracle", "bag-of-sounds", "shortcut-audit", "two-stage:{text_model}?captions=oracle")
+BASELINES = ("random", "oracle", "bag-of-sounds", "timeline-rule", "shortcut-audit", "two-stage:{text_model}?captions=oracle")
 
 
 def add_commands(sub) -> dict:

@@ -149,3 +149,24 @@ def test_demo_builds_a_corpus_and_prints_the_baseline_table(tmp_path, capsys):
     for line in ("test: 20 queries", "train: 20 queries", "| oracle | 100.0", "| bag-of-sounds |", "| random |",
                  "| shortcut-audit |", "shortcut-audit: its interval"):
         assert line in printed
+
+
+def test_timeline_features_read_the_envelope():
+    from generation.relations import Event
+    from evaluation.systems.annotations import TIMELINE_FEATURES, timeline_features
+
+    events = [Event("a", "s", 1.0, 3.0, 0.0), Event("b", "s", 1.5, 2.0, 0.0), Event("c", "s", 4.0, 5.5, 0.0)]
+    found = dict(zip(TIMELINE_FEATURES, timeline_features(events, 10.0)))
+    assert found["span"] == 4.5 and found["first_onset"] == 1.0 and found["last_offset"] == 5.5
+    assert found["silence"] == 6.5 and found["blocks"] == 2 and found["overlapping_pairs"] == 1
+    assert found["largest_gap"] == found["smallest_gap"] == 1.0 and found["length_0"] == 2.0
+    assert found["onset_gap_0"] == 0.5 and found["onset_gap_1"] == 2.5 and found["onset_gap_2"] == 0.0
+
+
+def test_timeline_rule_is_query_blind(small_corpus):
+    data = EvalData.load(str(small_corpus))
+    similarity = open_system("timeline-rule:?feature=span").similarity(data)
+    assert similarity.shape == (len(data.queries), len(data.corpus))
+    assert torch.equal(similarity[0], similarity[-1])
+    with pytest.raises(ValueError, match="unknown timeline feature"):
+        open_system("timeline-rule:?feature=loudness")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from generation.spec import parse_spec
 
-from . import bag_of_sounds, clap, oracle, random_baseline, shortcut_audit, two_stage
+from . import bag_of_sounds, clap, oracle, random_baseline, shortcut_audit, timeline_rule, two_stage
 from .base import EmbeddingSystem, EvalData, System
 
 SYSTEMS = {
@@ -13,6 +13,7 @@ SYSTEMS = {
     "oracle": oracle.build,
     "bag-of-sounds": bag_of_sounds.build,
     "shortcut-audit": shortcut_audit.build,
+    "timeline-rule": timeline_rule.build,
 }
 
 HELP = "\n".join(f"  {name}: {(fn.__doc__ or '').strip().splitlines()[0]}" for name, fn in SYSTEMS.items())
