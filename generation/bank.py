@@ -20,9 +20,10 @@ from .sources import BadRecording, Recording, open_source
 log = logging.getLogger(__name__)
 
 FRAME_SECONDS = 0.01
-TRIM_DB = -40.0            # frames quieter than this (relative to the loudest) are inactive
+TRIM_DB = -30.0            # frames quieter than this (relative to the loudest) are inaudible
+MAX_SILENCE_SECONDS = 0.4  # an inaudible run this long inside a recording splits it: the longest part is kept
 SILENT_PEAK = 1e-4
-MIN_ACTIVE_SECONDS = 0.25
+MIN_ACTIVE_SECONDS = 0.08  # a click or a knock: the shortest sound still recognised as itself
 TARGET_RMS_DB = -20.0
 PEAK_CEILING = 0.3         # three events at this peak sum below full scale: no clip ever clips
 UNKNOWN_LABELS = {"", "nan", "none", "null", "unknown"}
@@ -102,6 +103,28 @@ def _rms(samples: np.ndarray) -> float:
     return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
 
 
+def audible_part(rms: np.ndarray) -> tuple[int, int]:
+    """First and last frame of the longest stretch that is heard throughout: frames within TRIM_DB of the
+    loudest are audible, and no inaudible run inside lasts MAX_SILENCE_SECONDS. Annotated spans are
+    then what is heard (edges trimmed to the audible extent; a recording with long pauses, a few barks
+    apart, keeps its longest burst), so relations such as overlap hold for what a listener hears."""
+    audible = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
+    breaks = np.flatnonzero(np.diff(audible) > MAX_SILENCE_SECONDS / FRAME_SECONDS)
+    starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(audible) - 1]
+    longest = int(np.argmax(audible[ends] - audible[starts]))
+    return int(audible[starts[longest]]), int(audible[ends[longest]])
+
+
+def longest_inaudible(samples: np.ndarray, rate: int) -> float:
+    """Seconds of the longest inaudible run of a sound, at an edge or inside (`validate` checks that no
+    published sound has one of MAX_SILENCE_SECONDS: every annotated second is heard)."""
+    frame = max(1, int(FRAME_SECONDS * rate))
+    rms = _frame_rms(samples, frame)
+    audible = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
+    runs = np.r_[audible[0], np.diff(audible) - 1, len(rms) - 1 - audible[-1]]
+    return float(runs.max() * FRAME_SECONDS)
+
+
 def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=None) -> tuple[np.ndarray, np.ndarray]:
     """Mono, cropped, resampled and trimmed to the active region; returns (samples, frame RMS)."""
     samples = np.asarray(samples, dtype=np.float32)
@@ -124,8 +147,8 @@ def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=No
                            f"{sample_rate // 2} Hz); use a higher --sample-rate")
     frame = max(1, int(FRAME_SECONDS * sample_rate))
     rms = _frame_rms(samples, frame)
-    active = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
-    samples, rms = samples[active[0] * frame:(active[-1] + 1) * frame], rms[active[0]:active[-1] + 1]
+    first, last = audible_part(rms)
+    samples, rms = samples[first * frame:(last + 1) * frame], rms[first:last + 1]
     if len(samples) < MIN_ACTIVE_SECONDS * sample_rate:
         raise BadAudio(f"active region only {len(samples) / sample_rate:.2f} s (< {MIN_ACTIVE_SECONDS} s)")
     return samples, rms

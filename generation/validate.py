@@ -25,7 +25,8 @@ from tqdm.auto import tqdm
 from reasonaudio_dataset.card import RECORDS, CARD_RECORD, card_repo, render_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
 
-from .bank import MAX_SEAM_DIP_DB, AtomicSound, SoundBank, from_pcm16, seam_dip_db
+from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank, from_pcm16, longest_inaudible,
+                   seam_dip_db)
 from .layout import CARD, survey
 from .pipeline import SOURCE_FIELDS, caption, fingerprint
 from .relations import NO, YES, Atom, Event, judge_corpus, relevant
@@ -280,6 +281,9 @@ def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, li
                 findings.append(f"{row['_at']} ({row['source_id']}): audio at {found_rate} Hz, the corpus is {rate} Hz")
             sound = AtomicSound(row["source_id"], row["label"], row["phrase"], row["kind"], row["origin"],
                                 row["license"], from_pcm16(pcm), rate, row["attribution"])
+            if longest_inaudible(sound.samples, rate) >= MAX_SILENCE_SECONDS:
+                findings.append(f"{row['_at']} ({row['source_id']}): holds {longest_inaudible(sound.samples, rate):.2f} s "
+                                f"that cannot be heard (>= {MAX_SILENCE_SECONDS} s): annotated time must be audible")
             if sound.kind == "continuous" and seam_dip_db(sound.samples, *sound.loop) >= MAX_SEAM_DIP_DB:
                 findings.append(f"{row['_at']} ({row['source_id']}): its loop seam dips "
                                 f"{seam_dip_db(sound.samples, *sound.loop):.1f} dB (>= {MAX_SEAM_DIP_DB} dB)")

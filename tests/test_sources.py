@@ -112,15 +112,18 @@ def test_esc50_subset_uses_folds_and_phrases(esc50):
 
 
 @pytest.mark.parametrize("source", ["synthetic:?variants=3", "esc50"])
-def test_every_continuous_sound_loops_without_an_audible_seam(source, request):
-    """A looped "long" sound must not sound like the same sound twice: its sustained part loops with an
-    equal-power crossfade where tail and head match, so no seam is 3 dB quieter than what it joins."""
-    from generation.bank import MAX_SEAM_DIP_DB, loop_period, seam_dip_db
+def test_every_sound_is_heard_throughout_and_loops_without_a_seam(source, request):
+    """Every annotated second is audible, and a looped "long" sound never sounds like the same sound
+    twice: its sustained part loops with an equal-power crossfade where tail and head match, so no seam
+    is 3 dB quieter than what it joins."""
+    from generation.bank import MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, longest_inaudible, loop_period, seam_dip_db
     from generation.render import fit
 
     if source == "esc50":
         source = f"esc50:{request.getfixturevalue('esc50')}"
     bank = build_bank(source, split=None, count=1000, sample_rate=16000, progress=False)
+    for sound in bank.sounds:   # every annotated second is heard: edges trimmed, long pauses split off
+        assert longest_inaudible(sound.samples, 16000) < MAX_SILENCE_SECONDS, sound.source_id
     continuous = [s for s in bank.sounds if s.kind == "continuous"]
     assert continuous
     for sound in continuous:
@@ -138,3 +141,12 @@ def test_a_seam_that_dips_is_measured():
     tone = np.sin(2 * np.pi * 440 * np.arange(16000) / 16000).astype(np.float32)
     assert seam_dip_db(tone, 0, 16000, 4000) < 1        # 440 Hz ends in phase after 1 s
     assert seam_dip_db(tone, 0, 16000 - 18, 4000) > 3   # half a period off: the crossfade cancels
+
+
+def test_a_recording_with_long_pauses_keeps_its_longest_burst():
+    rate = 16000
+    burst = np.sin(2 * np.pi * 500 * np.arange(int(0.3 * rate)) / rate).astype(np.float32)
+    long_burst = np.tile(burst, 2)
+    pause = np.zeros(int(0.8 * rate), dtype=np.float32)
+    samples, _ = prepare(np.concatenate([pause, burst, pause, long_burst, pause, 0.01 * burst]), rate, rate)
+    assert abs(len(samples) / rate - 0.6) < 0.02          # the 0.6 s burst, edges trimmed to what is heard
