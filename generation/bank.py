@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 FRAME_SECONDS = 0.01
 TRIM_DB = -30.0            # frames quieter than this (relative to the loudest) are inaudible
 MAX_SILENCE_SECONDS = 0.4  # an inaudible run this long inside a recording splits it: the longest part is kept
+STEADY_FRACTION = 0.9      # a sound heard in this share of its frames is steady (overlap's sounds must be)
 SILENT_PEAK = 1e-4
 MIN_ACTIVE_SECONDS = 0.08  # a click or a knock: the shortest sound still recognised as itself
 TARGET_RMS_DB = -20.0
@@ -55,10 +56,12 @@ class AtomicSound:
     sample_rate: int = 44100
     attribution: str = ""      # author / credit line, where the source gives one
     loop: tuple[int, int, int] = field(default=(0, 0, 0), repr=False, compare=False)  # see loop_points
+    steady: bool = field(default=False, repr=False, compare=False)   # see audible_fraction
 
     def __post_init__(self):
         if self.kind == "continuous" and self.loop == (0, 0, 0):
             object.__setattr__(self, "loop", loop_points(self.samples, self.sample_rate))
+        object.__setattr__(self, "steady", audible_fraction(self.samples, self.sample_rate) >= STEADY_FRACTION)
 
     @property
     def seconds(self) -> float:
@@ -113,6 +116,13 @@ def audible_part(rms: np.ndarray) -> tuple[int, int]:
     starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(audible) - 1]
     longest = int(np.argmax(audible[ends] - audible[starts]))
     return int(audible[starts[longest]]), int(audible[ends[longest]])
+
+
+def audible_fraction(samples: np.ndarray, rate: int) -> float:
+    """The share of a sound's 10 ms frames that are heard (within TRIM_DB of its loudest): near 1 for
+    rain or an engine, low for drops and ticks, which a sound overlapping them is not heard "with"."""
+    rms = _frame_rms(samples, max(1, int(FRAME_SECONDS * rate)))
+    return float(np.mean(rms >= rms.max() * 10 ** (TRIM_DB / 20)))
 
 
 def longest_inaudible(samples: np.ndarray, rate: int) -> float:

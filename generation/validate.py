@@ -25,11 +25,11 @@ from tqdm.auto import tqdm
 from reasonaudio_dataset.card import RECORDS, CARD_RECORD, card_repo, render_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
 
-from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank, from_pcm16, longest_inaudible,
-                   seam_dip_db)
+from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB, AtomicSound, SoundBank, _frame_rms,
+                   from_pcm16, longest_inaudible, seam_dip_db)
 from .layout import CARD, survey
 from .pipeline import SOURCE_FIELDS, caption, fingerprint
-from .relations import NO, YES, Atom, Event, judge_corpus, relevant
+from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, judge_corpus, relevant
 from .render import render
 from .tasks import TASKS, possible_texts
 from .writer import read_stamp
@@ -258,7 +258,9 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
         findings.append(f"the tables give fingerprint {recomputed}, their files are stamped {record['fingerprint']}: "
                         "rows were edited, added or dropped after generation")
     if not quick:
-        findings += _audio_findings(out, record, params, workers, progress)
+        positives = {q["query_id"]: clips[q["positive"]]["timeline"] for q in queries if q["positive"] in clips}
+        findings += _audio_findings(out, record, params, workers, progress,
+                                    {qid: (atoms, positives[qid]) for qid, atoms in atoms_of.items()})
     return findings
 
 
@@ -332,10 +334,40 @@ def _row_group_findings(job: tuple[str, int, float]) -> list[str]:
     return findings
 
 
-def _audio_findings(out: Path, record: dict, params: dict, workers: int, progress: bool) -> list[str]:
+def _heard_together(bank: SoundBank, x: Event, y: Event) -> float:
+    """Seconds in which both events are audible (each within TRIM_DB of its own loudest frame)."""
+    rate, frame = bank.sample_rate, int(FRAME_SECONDS * bank.sample_rate)
+    start, end = max(x.onset, y.onset), min(x.offset, y.offset)
+    if end <= start:
+        return 0.0
+    heard = []
+    for event in (x, y):
+        samples = render((event,), bank, float(event.offset) + 0.01)[int(start * rate):int(end * rate)]
+        level = _frame_rms(samples, frame)
+        whole = _frame_rms(render((event,), bank, float(event.offset) + 0.01), frame)
+        heard.append(level >= whole.max() * 10 ** (TRIM_DB / 20))
+    return float(np.sum(heard[0] & heard[1]) * FRAME_SECONDS)
+
+
+def _overlap_findings(bank: SoundBank, positives: dict) -> list[str]:
+    """Every overlap a positive's text states is heard: both sounds audible together for the margin."""
+    findings = []
+    for query_id, (atoms, events) in positives.items():
+        by_label = {e.label: e for e in events}
+        for atom in atoms:
+            if atom.relation == "overlap":
+                together = _heard_together(bank, *(by_label[label] for label in atom.args))
+                if together < OVERLAP_SECONDS:
+                    findings.append(f"{query_id}: in its positive, {' and '.join(atom.args)} are heard together "
+                                    f"for {together:.2f} s only (< {OVERLAP_SECONDS} s)")
+    return findings
+
+
+def _audio_findings(out: Path, record: dict, params: dict, workers: int, progress: bool, positives: dict) -> list[str]:
     bank, findings = _load_bank(out, record, params["sample_rate"])
     if bank is None:
         return findings
+    findings += _overlap_findings(bank, positives)
     jobs = [(str(out / relative), group, params["clip_seconds"])
             for relative in record["files"] if relative.startswith("corpus/")
             for group in range(pq.ParquetFile(out / relative).metadata.num_row_groups)]

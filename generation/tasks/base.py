@@ -35,6 +35,7 @@ class Aspect:
     arrangements: tuple[str, ...] = ("a_first", "b_first", "overlap")   # "apart" is only ever a flip
     extra_places: tuple[str, ...] = EXTRA_PLACES
     continuous_pair = False                 # a and b must be croppable to any length
+    steady_pair = False                     # a and b must be heard throughout (what overlaps them is heard with them)
     extra_like_pair = False                 # the extra sound is continuous and as long as the longer of a, b
     pair_seconds: Optional[tuple[tuple[float, float], tuple[float, float]]] = None  # (a range, b range)
     min_seconds = MIN_SECONDS               # shortest sound usable in a or b
@@ -95,8 +96,11 @@ class SlotSpec:
     min_seconds: float
     max_seconds: float
     seconds: tuple[float, float]     # the length a continuous sound gets here
+    steady: bool = False             # only sounds heard throughout (see bank.audible_fraction)
 
     def admits(self, sound) -> bool:
+        if self.steady and not sound.steady:
+            return False
         if sound.kind == "continuous":
             return True
         return not self.continuous and self.min_seconds <= sound.seconds <= self.max_seconds
@@ -108,7 +112,8 @@ def slot_specs(combo, clip_seconds: float) -> dict[str, SlotSpec]:
     shortest = max(aspect.min_seconds for aspect in combo)
     default = (CONTINUOUS_SECONDS[0], min(CONTINUOUS_SECONDS[1], cap))
     ranges = next((aspect.pair_seconds for aspect in combo if aspect.pair_seconds), (default, default))
-    pair = {role: SlotSpec(continuous, shortest, r[1] if continuous else cap, r) for role, r in zip("ab", ranges)}
+    steady = any(aspect.steady_pair for aspect in combo)
+    pair = {role: SlotSpec(continuous, shortest, r[1] if continuous else cap, r, steady) for role, r in zip("ab", ranges)}
     if any(aspect.extra_like_pair for aspect in combo):
         return {**pair, "extra": pair["a"]}
     room = clip_seconds - pair["a"].max_seconds - pair["b"].max_seconds - 2 * GAP_SECONDS[1] - 0.03

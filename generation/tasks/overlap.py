@@ -2,7 +2,8 @@
 two from inside the longer into the extra sound, a block of the same length (see `Scene._blocks`):
 nothing else moves, and every clip of a group has exactly one overlapping pair.
 
-Both sounds and the extra are continuous, so the one who hosts the shorter is heard all along it.
+Both sounds and the extra are continuous and steady (heard throughout), so the one that hosts the
+shorter is heard all along it: "at the same time" holds for what a listener hears.
 """
 from dataclasses import replace
 
@@ -15,6 +16,7 @@ class Overlap(Aspect):
     arrangements = ("overlap",)
     extra_places = ("before", "after")
     continuous_pair = True
+    steady_pair = True
     extra_like_pair = True
     min_seconds = 0.5          # the shorter lies wholly inside the longer: shared time = its length
     sentences = (
