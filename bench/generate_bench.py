@@ -7,9 +7,10 @@
    (proportional set size, shared pages counted once) against the 2 GB target.
 2. With one worker, the whole-run cost per clip (sound bank, planning, qrels, rendering, FLAC,
    Parquet) against Scaper 1.6.5 rendering comparable soundscapes (10 s, 44.1 kHz, 3 events +
-   background) in the same run; target: at least 6x cheaper.
-3. `reasonaudio validate --workers 2` of the full split from 1. against the 60 s target. Scaper lives in its own virtual
+   background) in the same run; target: at least 6x cheaper. Scaper lives in its own virtual
    environment (bench/.scaper-venv, made on first use; it needs the `sox` program).
+3. `reasonaudio validate --workers 2` of the full split from 1. (tables re-derived, every clip decoded
+   and re-rendered) against the 60 s target.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import soxr
 from scipy.signal import correlate
 from tqdm.auto import tqdm
 
-from .phrases import CONTINUOUS_LABELS, phrase_for
+from .phrases import CONTINUOUS_LABELS, ESC50_PHRASES, FSD50K_PHRASES, phrase_for
 from .sources import BadRecording, Recording, open_source
 
 log = logging.getLogger(__name__)
@@ -28,10 +28,12 @@ MIN_ACTIVE_SECONDS = 0.08  # a click or a knock: the shortest sound still recogn
 TARGET_RMS_DB = -20.0
 PEAK_CEILING = 0.3         # three events at this peak sum below full scale: no clip ever clips
 UNKNOWN_LABELS = {"", "nan", "none", "null", "unknown"}
+KNOWN_LABELS = ESC50_PHRASES.keys() | FSD50K_PHRASES.keys()
 LOOP_CROSSFADE_SECONDS = 0.25    # equal-power crossfade at each seam of a looped sound
 SUSTAIN_DB = -10.0               # frames within 10 dB of a sound's median level are its sustained part
 LOOP_FRAME_SECONDS = 0.05
-MAX_SEAM_DIP_DB = 3.0            # a seam quieter than this below the stretches it joins would be heard
+MAX_SEAM_DIP_DB = 3.0            # a seam quieter than this below the sound's own stretches would be heard
+SEAM_FRAME_SECONDS = 0.02
 
 
 class BadSourcesError(ValueError):
@@ -55,7 +57,7 @@ class AtomicSound:
     samples: np.ndarray = field(repr=False, compare=False)
     sample_rate: int = 44100
     attribution: str = ""      # author / credit line, where the source gives one
-    loop: tuple[int, int, int] = field(default=(0, 0, 0), repr=False, compare=False)  # see loop_points
+    loop: tuple[int, int, int] = field(default=(0, 0, 0), repr=False, compare=False)  # see loop_points; published
     steady: bool = field(default=False, repr=False, compare=False)   # see audible_fraction
 
     def __post_init__(self):
@@ -70,7 +72,7 @@ class AtomicSound:
     def row(self) -> dict:
         return {"source_id": self.source_id, "label": self.label, "phrase": self.phrase, "kind": self.kind,
                 "origin": self.origin, "license": self.license, "attribution": self.attribution,
-                "duration": round(self.seconds, 3)}
+                "duration": round(self.seconds, 3), "loop": list(self.loop)}
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ class BadAudio(ValueError):
     pass
 
 
-def _frame_rms(samples: np.ndarray, frame: int) -> np.ndarray:
+def frame_rms(samples: np.ndarray, frame: int) -> np.ndarray:
     usable = len(samples) // frame * frame
     frames = samples[:usable].reshape(-1, frame) if usable else samples[None, :]
     return np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
@@ -121,7 +123,7 @@ def audible_part(rms: np.ndarray) -> tuple[int, int]:
 def audible_fraction(samples: np.ndarray, rate: int) -> float:
     """The share of a sound's 10 ms frames that are heard (within TRIM_DB of its loudest): near 1 for
     rain or an engine, low for drops and ticks, which a sound overlapping them is not heard "with"."""
-    rms = _frame_rms(samples, max(1, int(FRAME_SECONDS * rate)))
+    rms = frame_rms(samples, max(1, int(FRAME_SECONDS * rate)))
     return float(np.mean(rms >= rms.max() * 10 ** (TRIM_DB / 20)))
 
 
@@ -129,7 +131,7 @@ def longest_inaudible(samples: np.ndarray, rate: int) -> float:
     """Seconds of the longest inaudible run of a sound, at an edge or inside (`validate` checks that no
     published sound has one of MAX_SILENCE_SECONDS: every annotated second is heard)."""
     frame = max(1, int(FRAME_SECONDS * rate))
-    rms = _frame_rms(samples, frame)
+    rms = frame_rms(samples, frame)
     audible = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
     runs = np.r_[audible[0], np.diff(audible) - 1, len(rms) - 1 - audible[-1]]
     return float(runs.max() * FRAME_SECONDS)
@@ -156,7 +158,7 @@ def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=No
             raise BadAudio(f"silent after resampling from {rate} to {sample_rate} Hz (its energy lies above "
                            f"{sample_rate // 2} Hz); use a higher --sample-rate")
     frame = max(1, int(FRAME_SECONDS * sample_rate))
-    rms = _frame_rms(samples, frame)
+    rms = frame_rms(samples, frame)
     first, last = audible_part(rms)
     samples, rms = samples[first * frame:(last + 1) * frame], rms[first:last + 1]
     if len(samples) < MIN_ACTIVE_SECONDS * sample_rate:
@@ -165,11 +167,13 @@ def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=No
 
 
 def decide_kind(label: str, rms: np.ndarray, seconds: float, given: str | None) -> str:
-    """Continuous sounds (rain, engines) can be cropped or looped; a steady envelope over >= 2.5 s marks one."""
+    """Continuous sounds (rain, engines) can be cropped or looped. The source's word or a class the phrase
+    tables know decides (a rooster's steady crow is still one crow); for other labels a steady envelope
+    over >= 2.5 s marks one. `make_atomic` then keeps only those whose loop is inaudible."""
     if given:
         return given
-    if label in CONTINUOUS_LABELS:
-        return "continuous"
+    if label in CONTINUOUS_LABELS or label in KNOWN_LABELS:
+        return "continuous" if label in CONTINUOUS_LABELS else "discrete"
     steady = np.mean(rms >= rms.max() * 10 ** (-20 / 20))
     return "continuous" if seconds >= 2.5 and steady >= 0.8 else "discrete"
 
@@ -201,13 +205,20 @@ def make_atomic(recording: Recording, sample_rate: int, max_discrete_seconds: fl
         raise BadAudio(f"unreadable: {error}") from error
     samples, rms = prepare(raw, rate, sample_rate, recording.start, recording.end)
     kind = decide_kind(recording.label, rms, len(samples) / sample_rate, recording.kind)
-    if kind == "discrete":
-        samples = samples[: int(max_discrete_seconds * sample_rate)]
+
+    def finish(kind: str) -> np.ndarray:
+        kept = samples if kind == "continuous" else samples[: int(max_discrete_seconds * sample_rate)]
+        return quantise(fade(normalise(kept), sample_rate))
+
+    final, loop = finish(kind), (0, 0, 0)
+    if kind == "continuous":
+        loop = loop_points(final, sample_rate)
+        if seam_dip_db(final, *loop, sample_rate) >= MAX_SEAM_DIP_DB:   # it would be heard to repeat: never looped
+            kind, final, loop = "discrete", finish("discrete"), (0, 0, 0)
     return AtomicSound(
         source_id=recording.recording_id, label=recording.label, phrase=phrase_for(recording.label, recording.phrase),
-        kind=kind, origin=recording.origin, license=recording.license,
-        samples=quantise(fade(normalise(samples), sample_rate)), sample_rate=sample_rate,
-        attribution=recording.attribution,
+        kind=kind, origin=recording.origin, license=recording.license, samples=final, sample_rate=sample_rate,
+        attribution=recording.attribution, loop=loop,
     )
 
 
@@ -259,14 +270,21 @@ def loop_period(samples: np.ndarray, start: int, end: int, overlap: int) -> np.n
     return period
 
 
-def seam_dip_db(samples: np.ndarray, start: int, end: int, overlap: int) -> float:
-    """How much quieter a seam is than the two stretches it joins (dB; <= 0 is no dip)."""
+def seam_dip_db(samples: np.ndarray, start: int, end: int, overlap: int, rate: int) -> float:
+    """How much quieter a loop's seam is than the sound itself (dB; <= 0: no dip): the quietest 20 ms
+    frame of the crossfade against the quietest frame of each other stretch as long (their 10th
+    percentile), so a sound's own pauses are no seam but a dropout or a fade at the join is."""
     if overlap == 0:
         return 0.0
-    power = lambda x: float(np.mean(x.astype(np.float64) ** 2)) + 1e-20  # noqa: E731
-    joined = loop_period(samples, start, end, overlap)[:overlap]
-    sides = min(power(samples[start:start + overlap]), power(samples[end - overlap:end]))
-    return 10 * np.log10(sides / power(joined))
+    period = loop_period(samples, start, end, overlap)
+    frame = max(1, int(SEAM_FRAME_SECONDS * rate))
+    power = frame_rms(period, frame).astype(np.float64) ** 2 + 1e-20
+    window = max(1, -(-overlap // frame))                     # frames covering the crossfade
+    rest = power[window:]
+    if len(rest) < window:
+        return 0.0
+    others = np.lib.stride_tricks.sliding_window_view(rest, window).min(axis=1)
+    return float(10 * np.log10(np.percentile(others, 10) / power[:window].min()))
 
 
 def _balanced_queues(recordings: list[Recording], seed: int) -> dict[str, list[Recording]]:

@@ -191,7 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repository")
     publish.add_argument("--private", action="store_true", help="create the repository private")
     publish.add_argument("--revision", help="branch to upload to (created if missing)")
-    publish.add_argument("--dry-run", action="store_true", help="list every file and its size; no network call")
+    publish.add_argument("--dry-run", action="store_true",
+                         help="list every file and its size; no network call (validates without decoding audio: "
+                              "the upload itself runs the full check)")
     from evaluation.cli import add_commands
 
     COMMANDS.update(add_commands(sub))

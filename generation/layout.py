@@ -12,14 +12,11 @@ import json
 import re
 from pathlib import Path
 
-from reasonaudio_dataset.card import CARD_RECORD, RECORDS
+from reasonaudio_dataset.card import CARD_RECORD, RECORDS, load_records, record_files
 from reasonaudio_dataset.schema import CONFIGS
-
-from .writer import read_stamp
 
 CARD = "README.md"
 DATA_NAME = re.compile(rf"^({'|'.join(CONFIGS)})/[^/]+\.parquet$")
-OWN_NAME = re.compile(rf"^({'|'.join(CONFIGS)})/(train|validation|test)-\d{{5}}-of-\d{{5}}\.parquet$")
 LEFTOVER = re.compile(rf"^(({'|'.join(CONFIGS)})/)?\.[^/]+\.partial$")   # a killed run's half-written file
 
 
@@ -27,19 +24,17 @@ class ForeignFiles(FileExistsError):
     """The output folder holds files that are not part of a ReasonAudio corpus."""
 
 
-def _records(out: Path) -> list[dict]:
-    records = []
-    for path in sorted((out / RECORDS).glob("*.json")):
+def declared_files(out: Path) -> set[str]:
+    """The data files that the folder's finished and planned splits declare (a broken record declares
+    nothing; validate reports it)."""
+    declared = set()
+    for path in [*record_files(out).values(), *record_files(out, planned=True).values()]:
         try:
-            records.append(json.loads(path.read_text()))
-        except (ValueError, OSError):
-            continue          # a broken record declares nothing; validate reports it
-    return records
-
-
-def declared_files(out: Path) -> list[str]:
-    """The data files that the folder's finished and planned splits declare."""
-    return sorted({f for record in _records(out) if isinstance(record, dict) for f in record.get("files", ())})
+            files = json.loads(path.read_text()).get("files", [])
+            declared.update(f for f in files if isinstance(f, str))
+        except (ValueError, OSError, AttributeError):
+            continue
+    return declared
 
 
 def card_is_ours(out: Path) -> bool:
@@ -54,36 +49,31 @@ def card_is_ours(out: Path) -> bool:
     return hashlib.sha256(card.read_bytes()).hexdigest() in written
 
 
-def _is_own_data_file(out: Path, relative: str, declared: set[str]) -> bool:
-    if relative in declared:
-        return True
-    if not OWN_NAME.match(relative):
-        return False
-    try:
-        return bool((read_stamp(out / relative) or {}).get("fingerprint"))
-    except Exception:  # unreadable Parquet: not a file of ours
-        return False
-
-
 def survey(out: Path) -> tuple[list[str], list[str]]:
-    """(foreign files, stray data files) of `out`: files a corpus does not hold, and files named like
-    data files that no record declares (the card's patterns would load them)."""
+    """(foreign files, stray data files) of `out`: what a corpus does not hold (a foreign folder is named,
+    not walked), and files named like data files that no record declares (the card's patterns would
+    load them; a file of the corpus is always declared, by its plan before it is written)."""
     if not out.is_dir():
         return [], []
-    declared = set(declared_files(out))
+    declared = declared_files(out)
     foreign, strays = [], []
-    for path in sorted(out.rglob("*")):
-        relative = path.relative_to(out).as_posix()
-        if path.is_dir() or relative.startswith(f"{RECORDS}/") or LEFTOVER.match(relative):
+    for entry in sorted(out.iterdir()):
+        if entry.name in (RECORDS, ".README.md.partial"):
             continue
-        if relative == CARD:
+        if entry.name == CARD and not entry.is_dir():
             if not card_is_ours(out):
-                foreign.append(relative)
-        elif DATA_NAME.match(relative):
-            if not _is_own_data_file(out, relative, declared):
-                strays.append(relative)
+                foreign.append(CARD)
+        elif entry.name in CONFIGS and entry.is_dir():
+            for path in sorted(entry.rglob("*")):
+                relative = path.relative_to(out).as_posix()
+                if path.is_dir() or LEFTOVER.match(relative):
+                    continue
+                if not DATA_NAME.match(relative):
+                    foreign.append(relative)
+                elif relative not in declared:
+                    strays.append(relative)
         else:
-            foreign.append(relative)
+            foreign.append(entry.name + ("/" if entry.is_dir() else ""))
     return foreign, strays
 
 
@@ -106,8 +96,11 @@ def check_output_folder(out: str | Path, force: bool = False) -> None:
         raise ForeignFiles(f"{out} holds data files that no ReasonAudio record declares ({_listing(strays)}); "
                            "the card's patterns would load them: move them away or choose another --out")
     if CARD in foreign:
+        older = (out / RECORDS).is_dir() and not (out / RECORDS / CARD_RECORD).is_file()
         raise ForeignFiles(f"{out}/{CARD} is not a card this toolkit wrote; it is never overwritten "
-                           "(not even with --force): choose another --out")
+                           "(not even with --force): choose another --out" + (
+                               " (a card written by a ReasonAudio version before 0.2 is not recognised: if that is "
+                               "what it is, delete it and run again)" if older else ""))
     if foreign and not force:
         raise ForeignFiles(f"{out} holds files that are not part of a ReasonAudio corpus ({_listing(foreign)}); "
                            "choose an empty or new --out, or pass --force to write beside them (they are left "
@@ -115,9 +108,9 @@ def check_output_folder(out: str | Path, force: bool = False) -> None:
 
 
 def publishable_files(out: Path) -> list[str]:
-    """Exactly what `publish` uploads: the card, the finished splits' records and their data files."""
-    records = sorted(p.relative_to(out).as_posix() for p in (out / RECORDS).glob("*.json")
-                     if not p.name.endswith(".plan.json"))
-    finished = [json.loads((out / r).read_text()) for r in records if r != f"{RECORDS}/{CARD_RECORD}"]
-    data = sorted({f for record in finished for f in record["files"]})
+    """Exactly what `publish` uploads: the card, its record, the finished splits' records and the data
+    files they declare."""
+    records = [f"{RECORDS}/{CARD_RECORD}"] if (out / RECORDS / CARD_RECORD).is_file() else []
+    records += [path.relative_to(out).as_posix() for path in record_files(out).values()]
+    data = sorted({f for record in load_records(out).values() for f in record["files"]})
     return [CARD] + records + data

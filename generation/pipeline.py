@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 
 import pyarrow.parquet as pq
 
-from reasonaudio_dataset.card import write_card
+from reasonaudio_dataset.card import RECORDS, write_card, write_json
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern
 
 from .bank import SoundBank, build_bank
@@ -30,14 +30,13 @@ from .relations import judge_corpus
 from .render import encode_flac, render
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group
-from .writer import read_stamp, write_json, write_table
+from .writer import read_stamp, write_table
 
 log = logging.getLogger(__name__)
-RECORDS = ".reasonaudio"
 STAGING = f"{RECORDS}/staging"
 MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
 MAX_CLIP_SECONDS = 600.0
-SOURCE_FIELDS = ("source_id", "label", "phrase", "kind", "origin", "license", "attribution", "duration")
+SOURCE_FIELDS = ("source_id", "label", "phrase", "kind", "origin", "license", "attribution", "duration", "loop")
 QUERY_FIELDS = ("query_id", "task", "text", "constraint", "candidates", "positive", "hard_negatives")
 
 
@@ -66,8 +65,6 @@ class GenerateConfig:
         problems += [f"unknown task {t!r} (choose from {list(TASKS)})" for t in self.tasks if t not in TASKS]
         problems += [f"task {t!r} is listed {n} times in tasks (query and clip ids would repeat)"
                      for t, n in Counter(self.tasks).items() if n > 1]
-        if not str(self.out).strip():
-            problems.append("out is empty (an unset shell variable?): name the output folder")
         for name in ("queries_per_task", "atomic_sounds", "workers", "num_shards"):
             if getattr(self, name) < 1:
                 problems.append(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
@@ -319,8 +316,8 @@ def finalize(out: Path, split: str) -> bool:
 
 
 def generate(config: GenerateConfig) -> dict:
+    check_output_folder(config.out, config.force)      # the text: Path("") would be the current folder
     out = Path(config.out)
-    check_output_folder(out, config.force)
     plan = plan_split(config)
     record = split_record(plan)
     write_tables(plan, out)

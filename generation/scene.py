@@ -17,6 +17,7 @@ from .relations import Event
 
 ARRANGEMENTS = ("a_first", "b_first", "overlap", "apart")
 EXTRA_PLACES = ("before", "after", "with_a", "with_b")
+BLOCK_PLACES = ("before", "after")      # where the extra block stands in overlap and apart scenes
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class Scene:
         slots = self.slots()
         length = slots[longer].seconds
         times = {longer: (0.0, length)}
+        if self.extra_place not in BLOCK_PLACES:
+            raise ValueError(f"an {self.arrangement} scene has its extra sound before or after, not {self.extra_place}")
         if self.extra_place == "before":
             times["extra"] = (-self.gap - self.extra.seconds, -self.gap)
         else:

@@ -13,6 +13,7 @@ import io
 import json
 import multiprocessing
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +23,10 @@ import yaml
 from scipy.stats import chisquare
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.card import RECORDS, CARD_RECORD, card_repo, render_card
+from reasonaudio_dataset.card import RECORDS, card_repo, record_files, render_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
 
-from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB, AtomicSound, SoundBank, _frame_rms,
+from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB, AtomicSound, SoundBank, frame_rms,
                    from_pcm16, longest_inaudible, seam_dip_db)
 from .layout import CARD, survey
 from .pipeline import SOURCE_FIELDS, caption, fingerprint
@@ -37,6 +38,15 @@ from .writer import read_stamp
 BALANCE_P = 1e-3       # positions of the positive: a chi-square test this unlikely under uniformity fails
 SILENT_PCM = 3         # a clip whose 16-bit peak is this low is silent
 TOLERANCE_PCM = 1      # re-rendered and stored samples may differ by rounding alone
+
+
+@contextmanager
+def _row_guard(findings: list[str], row: dict):
+    """A row too malformed to check (a missing key, a wrong type) becomes one finding naming it."""
+    try:
+        yield
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as error:
+        findings.append(f"{row.get('_at', '?')}: malformed row ({type(error).__name__}: {error})")
 
 
 class Table(list):
@@ -53,15 +63,28 @@ def _read(out: Path, relative: str, columns=None) -> tuple[list[dict], list[str]
     return rows, []
 
 
+RECORD_SHAPE = {"fingerprint": str, "parameters": dict, "files": list, "counts": dict, "licenses": list}
+PARAMETER_SHAPE = {"candidates": int, "clip_seconds": (int, float), "sample_rate": int}
+
+
 def _records(out: Path) -> tuple[dict[str, dict], list[str]]:
     records, findings = {}, []
-    for path in sorted((out / RECORDS).glob("*.json")):
-        if path.name.endswith(".plan.json") or path.name == CARD_RECORD:
-            continue
+    for split, path in record_files(out).items():
+        where = f"{RECORDS}/{path.name}"
         try:
-            records[path.name.removesuffix(".json")] = json.loads(path.read_text())
+            record = json.loads(path.read_text())
         except ValueError as error:
-            findings.append(f"{RECORDS}/{path.name}: broken JSON ({error})")
+            findings.append(f"{where}: broken JSON ({error})")
+            continue
+        wrong = [key for key, kind in RECORD_SHAPE.items() if not isinstance(record, dict)
+                 or not isinstance(record.get(key), kind)]
+        wrong += [f"parameters.{key}" for key, kind in PARAMETER_SHAPE.items()
+                  if not wrong and not isinstance(record["parameters"].get(key), kind)]
+        wrong += ["files"] if not wrong and not all(isinstance(f, str) for f in record["files"]) else []
+        if wrong:
+            findings.append(f"{where}: not a split record (missing or malformed: {', '.join(wrong)})")
+            continue
+        records[split] = record
     return records, findings
 
 
@@ -147,39 +170,40 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
     """Every query's constraint, group and text; returns (findings, atoms by query, owner of each clip)."""
     findings, atoms_of, owner, positions = [], {}, {}, Counter()
     for query in queries:
-        at, qid = query["_at"], query["query_id"]
-        try:
-            atoms = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
-        except (ValueError, KeyError, TypeError) as error:
-            findings.append(f"{at} ({qid}): broken constraint ({error})")
-            continue
-        group = query["candidates"]
-        for clip_id in group:
-            if clip_id in owner:
-                findings.append(f"{at} ({qid}): clip {clip_id} is also a candidate of {owner[clip_id]}")
-            owner[clip_id] = qid
-        if len(group) != params["candidates"] or len(set(group)) != len(group):
-            findings.append(f"{at} ({qid}): {len(set(group))} distinct candidates, expected {params['candidates']}")
-        unknown = [c for c in group if c not in clips]
-        if unknown:
-            findings.append(f"{at} ({qid}): candidates not in the corpus: {unknown[:3]}")
-            continue
-        if query["positive"] not in group:
-            findings.append(f"{at} ({qid}): its positive is not among its candidates")
-            continue
-        atoms_of[qid] = atoms
-        positions[group.index(query["positive"])] += 1
-        if not set(query["hard_negatives"]) <= set(group) - {query["positive"]}:
-            findings.append(f"{at} ({qid}): hard negatives must be candidates other than the positive")
-        if query["task"] not in TASKS:
-            findings.append(f"{at} ({qid}): unknown task {query['task']!r}")
-        elif query["text"] not in possible_texts(TASKS[query["task"]], atoms, phrases):
-            findings.append(f"{at} ({qid}): text {query['text']!r} is not what its constraint renders to")
-        for clip_id in group:
-            wanted = YES if clip_id == query["positive"] else NO
-            verdict = relevant(atoms, clips[clip_id]["timeline"])
-            if verdict is not wanted:
-                findings.append(f"{at} ({qid}): candidate {clip_id} is {verdict.name}, should be {wanted.name}")
+        with _row_guard(findings, query):
+            at, qid = query["_at"], query["query_id"]
+            try:
+                atoms = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
+            except (ValueError, KeyError, TypeError) as error:
+                findings.append(f"{at} ({qid}): broken constraint ({error})")
+                continue
+            group = query["candidates"]
+            for clip_id in group:
+                if clip_id in owner:
+                    findings.append(f"{at} ({qid}): clip {clip_id} is also a candidate of {owner[clip_id]}")
+                owner[clip_id] = qid
+            if len(group) != params["candidates"] or len(set(group)) != len(group):
+                findings.append(f"{at} ({qid}): {len(set(group))} distinct candidates, expected {params['candidates']}")
+            unknown = [c for c in group if c not in clips]
+            if unknown:
+                findings.append(f"{at} ({qid}): candidates not in the corpus: {unknown[:3]}")
+                continue
+            if query["positive"] not in group:
+                findings.append(f"{at} ({qid}): its positive is not among its candidates")
+                continue
+            atoms_of[qid] = atoms
+            positions[group.index(query["positive"])] += 1
+            if not set(query["hard_negatives"]) <= set(group) - {query["positive"]}:
+                findings.append(f"{at} ({qid}): hard negatives must be candidates other than the positive")
+            if query["task"] not in TASKS:
+                findings.append(f"{at} ({qid}): unknown task {query['task']!r}")
+            elif query["text"] not in possible_texts(TASKS[query["task"]], atoms, phrases):
+                findings.append(f"{at} ({qid}): text {query['text']!r} is not what its constraint renders to")
+            for clip_id in group:
+                wanted = YES if clip_id == query["positive"] else NO
+                verdict = relevant(atoms, clips[clip_id]["timeline"])
+                if verdict is not wanted:
+                    findings.append(f"{at} ({qid}): candidate {clip_id} is {verdict.name}, should be {wanted.name}")
     observed = [positions[i] for i in range(params["candidates"])]
     if len(queries) >= 5 * params["candidates"] and chisquare(observed).pvalue < BALANCE_P:
         findings.append(f"queries: positives are not spread uniformly over candidate positions: {observed}")
@@ -189,27 +213,28 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
 def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrases: dict, sounds: dict) -> list[str]:
     findings = []
     for clip in corpus:
-        at, cid = clip["_at"], clip["clip_id"]
-        if cid not in owner:
-            findings.append(f"{at} ({cid}): no query lists this clip")
-        elif (clip["query_id"], clip["task"]) != (owner[cid], tasks.get(owner[cid])):
-            findings.append(f"{at} ({cid}): query_id/task {clip['query_id']}/{clip['task']} should be "
-                            f"{owner[cid]}/{tasks.get(owner[cid])}")
-        if clip["duration"] != np.float32(params["clip_seconds"]):
-            findings.append(f"{at} ({cid}): duration {clip['duration']} should be {params['clip_seconds']}")
-        for event in clip["events"]:
-            sound = sounds.get(event["source_id"], {})
-            if sound.get("kind") == "discrete" and event["offset"] - event["onset"] > sound["duration"] + 1e-3:
-                findings.append(f"{at} ({cid}): discrete sound {event['source_id']} lasts {sound['duration']:.3f} s "
-                                f"but its event {event['offset'] - event['onset']:.3f} s: a discrete sound never loops")
-            if sound.get("label") != event["label"]:
-                findings.append(f"{at} ({cid}): event source {event['source_id']} is not a sound of class "
-                                f"{event['label']!r} in sources")
-            if not 0 <= event["onset"] < event["offset"] <= params["clip_seconds"]:
-                findings.append(f"{at} ({cid}): event {event['label']} at {event['onset']}-{event['offset']} s "
-                                "lies outside the clip")
-        if clip["caption"] != caption(clip["timeline"], phrases):
-            findings.append(f"{at} ({cid}): caption {clip['caption']!r} is not what its events give")
+        with _row_guard(findings, clip):
+            at, cid = clip["_at"], clip["clip_id"]
+            if cid not in owner:
+                findings.append(f"{at} ({cid}): no query lists this clip")
+            elif (clip["query_id"], clip["task"]) != (owner[cid], tasks.get(owner[cid])):
+                findings.append(f"{at} ({cid}): query_id/task {clip['query_id']}/{clip['task']} should be "
+                                f"{owner[cid]}/{tasks.get(owner[cid])}")
+            if clip["duration"] != np.float32(params["clip_seconds"]):
+                findings.append(f"{at} ({cid}): duration {clip['duration']} should be {params['clip_seconds']}")
+            for event in clip["events"]:
+                sound = sounds.get(event["source_id"], {})
+                if sound.get("kind") == "discrete" and event["offset"] - event["onset"] > sound["duration"] + 1e-3:
+                    findings.append(f"{at} ({cid}): discrete sound {event['source_id']} lasts {sound['duration']:.3f} s "
+                                    f"but its event {event['offset'] - event['onset']:.3f} s: a discrete sound never loops")
+                if sound.get("label") != event["label"]:
+                    findings.append(f"{at} ({cid}): event source {event['source_id']} is not a sound of class "
+                                    f"{event['label']!r} in sources")
+                if not 0 <= event["onset"] < event["offset"] <= params["clip_seconds"]:
+                    findings.append(f"{at} ({cid}): event {event['label']} at {event['onset']}-{event['offset']} s "
+                                    "lies outside the clip")
+            if clip["caption"] != caption(clip["timeline"], phrases):
+                findings.append(f"{at} ({cid}): caption {clip['caption']!r} is not what its events give")
     return findings
 
 
@@ -252,8 +277,8 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
                         f"e.g. {wrong[:3]}")
     try:
         recomputed = fingerprint(params, sources, queries, {cid: c["events"] for cid, c in clips.items()})
-    except KeyError:
-        recomputed = None   # a candidate without a clip: reported above
+    except (KeyError, TypeError):
+        recomputed = None   # a candidate without a clip, a malformed row: reported above
     if recomputed != record["fingerprint"]:
         findings.append(f"the tables give fingerprint {recomputed}, their files are stamped {record['fingerprint']}: "
                         "rows were edited, added or dropped after generation")
@@ -282,13 +307,19 @@ def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, li
             if found_rate != rate:
                 findings.append(f"{row['_at']} ({row['source_id']}): audio at {found_rate} Hz, the corpus is {rate} Hz")
             sound = AtomicSound(row["source_id"], row["label"], row["phrase"], row["kind"], row["origin"],
-                                row["license"], from_pcm16(pcm), rate, row["attribution"])
+                                row["license"], from_pcm16(pcm), rate, row["attribution"], tuple(row["loop"]))
+            start, end, overlap = sound.loop
+            if sound.kind == "continuous" and not 0 <= start < end - overlap <= end <= len(pcm):
+                findings.append(f"{row['_at']} ({row['source_id']}): loop points {list(sound.loop)} lie outside its "
+                                f"{len(pcm)} samples")
+                continue
             if longest_inaudible(sound.samples, rate) >= MAX_SILENCE_SECONDS:
                 findings.append(f"{row['_at']} ({row['source_id']}): holds {longest_inaudible(sound.samples, rate):.2f} s "
                                 f"that cannot be heard (>= {MAX_SILENCE_SECONDS} s): annotated time must be audible")
-            if sound.kind == "continuous" and seam_dip_db(sound.samples, *sound.loop) >= MAX_SEAM_DIP_DB:
-                findings.append(f"{row['_at']} ({row['source_id']}): its loop seam dips "
-                                f"{seam_dip_db(sound.samples, *sound.loop):.1f} dB (>= {MAX_SEAM_DIP_DB} dB)")
+            dip = seam_dip_db(sound.samples, *sound.loop, rate) if sound.kind == "continuous" else 0.0
+            if dip >= MAX_SEAM_DIP_DB:
+                findings.append(f"{row['_at']} ({row['source_id']}): its loop seam dips {dip:.1f} dB "
+                                f"(>= {MAX_SEAM_DIP_DB} dB)")
             sounds.append(sound)
     return (None if findings else SoundBank(tuple(sounds), rate)), findings
 
@@ -342,10 +373,9 @@ def _heard_together(bank: SoundBank, x: Event, y: Event) -> float:
         return 0.0
     heard = []
     for event in (x, y):
-        samples = render((event,), bank, float(event.offset) + 0.01)[int(start * rate):int(end * rate)]
-        level = _frame_rms(samples, frame)
-        whole = _frame_rms(render((event,), bank, float(event.offset) + 0.01), frame)
-        heard.append(level >= whole.max() * 10 ** (TRIM_DB / 20))
+        alone = render((event,), bank, float(event.offset) + 0.01)
+        level = frame_rms(alone[int(start * rate):int(end * rate)], frame)
+        heard.append(level >= frame_rms(alone, frame).max() * 10 ** (TRIM_DB / 20))
     return float(np.sum(heard[0] & heard[1]) * FRAME_SECONDS)
 
 
@@ -355,8 +385,12 @@ def _overlap_findings(bank: SoundBank, positives: dict) -> list[str]:
     for query_id, (atoms, events) in positives.items():
         by_label = {e.label: e for e in events}
         for atom in atoms:
-            if atom.relation == "overlap":
-                together = _heard_together(bank, *(by_label[label] for label in atom.args))
+            if atom.relation == "overlap" and all(label in by_label for label in atom.args):
+                try:
+                    together = _heard_together(bank, *(by_label[label] for label in atom.args))
+                except KeyError as error:       # an event names a sound missing from sources: reported per clip
+                    findings.append(f"{query_id}: its positive names a sound missing from sources ({error})")
+                    continue
                 if together < OVERLAP_SECONDS:
                     findings.append(f"{query_id}: in its positive, {' and '.join(atom.args)} are heard together "
                                     f"for {together:.2f} s only (< {OVERLAP_SECONDS} s)")
@@ -404,7 +438,11 @@ def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: b
     findings += [f"{p.relative_to(out)}: a .py file (datasets refuses folders with loading scripts)"
                  for p in out.rglob("*.py")]
     for split, record in records.items():
-        findings += [f"[{split}] {p}" for p in _split_findings(out, split, record, quick, workers, progress)]
+        try:
+            problems = _split_findings(out, split, record, quick, workers, progress)
+        except Exception as error:  # a tampered folder can break any assumption: a finding, never a traceback
+            problems = [f"cannot be checked further: {type(error).__name__}: {error} (the tables are malformed)"]
+        findings += [f"[{split}] {p}" for p in problems]
     return findings + _leak_findings(out, records)
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from reasonaudio_dataset.card import write_json  # noqa: F401 - the writer's JSON files are written alike
 from reasonaudio_dataset.schema import FEATURES
 
 METADATA_KEY = b"reasonaudio"

@@ -11,7 +11,7 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.splits import SplitDict, SplitInfo
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .schema import CONFIGS, FEATURES, data_pattern
+from .schema import CONFIGS, FEATURES, SPLITS, data_pattern
 
 TEMPLATE = Path(__file__).with_name("card_template.md")
 RECORDS = ".reasonaudio"
@@ -19,10 +19,16 @@ CARD_RECORD = "card.json"     # the hash of the card last written, and the repos
 LICENSE_IDS = {"CC0-1.0": "cc0-1.0", "CC-BY-NC-3.0": "cc-by-nc-3.0", "CC-BY-4.0": "cc-by-4.0"}
 
 
+def record_files(out: Path, planned: bool = False) -> dict[str, Path]:
+    """The record of each split in the folder: finished (`{split}.json`) or planned (`{split}.plan.json`).
+    Nothing else in the records folder is a record."""
+    paths = {split: out / RECORDS / f"{split}{'.plan' if planned else ''}.json" for split in SPLITS}
+    return {split: path for split, path in paths.items() if path.is_file()}
+
+
 def load_records(out: Path) -> dict[str, dict]:
     """The finished splits of a folder, by split name."""
-    return {p.name.removesuffix(".json"): json.loads(p.read_text())
-            for p in sorted((out / RECORDS).glob("*.json")) if not p.name.endswith(".plan.json") and p.name != CARD_RECORD}
+    return {split: json.loads(path.read_text()) for split, path in record_files(out).items()}
 
 
 def hub_license(licenses: list[str]) -> str:

@@ -24,10 +24,11 @@ FEATURES = {
     "sources": Features({
         "source_id": Value("string"), "label": Value("string"), "phrase": Value("string"), "kind": Value("string"),
         "origin": Value("string"), "license": Value("string"), "attribution": Value("string"),
-        "duration": Value("float32"), "audio": Audio(),
+        "duration": Value("float32"), "loop": List(Value("int64")), "audio": Audio(),
     }),
 }
 CONFIGS = tuple(FEATURES)
+SPLITS = ("train", "validation", "test")
 AUDIO_ROWS_PER_GROUP = 100          # the Hub viewer reads audio tables a row group at a time
 MAX_SHARD_BYTES = 500_000_000
 

@@ -74,3 +74,4 @@ def test_longer_needs_a_comparison_not_the_absolute_contrast(by_label):
     longs, shorts = np.array(pairs).T
     assert np.all(longs >= 2 * shorts)
     assert np.mean(longs < 4.0) > 0.5 and np.mean(shorts > 1.5) > 0.05   # neither is "long" / "short" by itself
+    assert np.mean(longs < shorts.max()) > 0.05                           # nor is any length a threshold

@@ -143,17 +143,18 @@ def test_edited_or_dropped_sources_are_found(copy):
 
 
 def test_an_edited_source_sound_is_found(copy):
-    def change(rows):
-        data, rate = soundfile.read(io.BytesIO(rows[0]["audio"]["bytes"]), dtype="int16")
-        buffer = io.BytesIO()
-        soundfile.write(buffer, data[::-1].copy(), rate, format="FLAC")
-        rows[0]["audio"] = {"bytes": buffer.getvalue(), "path": rows[0]["audio"]["path"]}
     used = {e["source_id"] for row in pq.read_table(copy / CORPUS, columns=["events"]).to_pylist()
             for e in row["events"]}
-    first = pq.read_table(copy / SOURCES, columns=["source_id"]).column(0)[0].as_py()
+    ids = pq.read_table(copy / SOURCES, columns=["source_id"]).column(0).to_pylist()
+    index = next(i for i, source_id in enumerate(ids) if source_id in used)
+
+    def change(rows):
+        data, rate = soundfile.read(io.BytesIO(rows[index]["audio"]["bytes"]), dtype="int16")
+        buffer = io.BytesIO()
+        soundfile.write(buffer, data[::-1].copy(), rate, format="FLAC")
+        rows[index]["audio"] = {"bytes": buffer.getvalue(), "path": rows[index]["audio"]["path"]}
     rewrite(copy, SOURCES, change)
-    if first in used:
-        found(copy, "audio differs")
+    found(copy, "audio differs")
 
 
 @pytest.mark.parametrize("old, new", [
@@ -183,11 +184,12 @@ def test_broken_files_are_one_line_findings_not_tracebacks(copy, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_a_stray_data_file_is_reported_in_one_line(copy):
-    shutil.copy2(copy / QUERIES, copy / "queries" / "test-x.parquet")
+@pytest.mark.parametrize("name", ["test-x.parquet", "test-00001-of-00002.parquet"])
+def test_a_stray_data_file_is_reported_in_one_line(copy, name):
+    shutil.copy2(copy / QUERIES, copy / "queries" / name)      # stamped like the corpus's own, even so
     findings = validate(copy, quick=True)
-    assert [f for f in findings if "queries/test-x.parquet" in f] == [
-        "queries/test-x.parquet: a data file that no record declares (the card's patterns would load it)"]
+    assert [f for f in findings if f"queries/{name}" in f] == [
+        f"queries/{name}: a data file that no record declares (the card's patterns would load it)"]
 
 
 def test_validate_cli_says_what_it_checks(copy, capsys):
@@ -198,3 +200,38 @@ def test_validate_cli_says_what_it_checks(copy, capsys):
         assert what in help_text
     assert main(["validate", str(copy), "--quiet"]) == 0
     assert json.loads((copy / ".reasonaudio" / "test.json").read_text())["fingerprint"]
+
+
+@pytest.mark.parametrize("record", ['{}', '[1]', '{"fingerprint": "x", "parameters": {}, "files": [], "counts": {}, "licenses": []}'])
+def test_a_malformed_record_is_one_finding(copy, record):
+    (copy / ".reasonaudio" / "test.json").write_text(record)
+    found(copy, ".reasonaudio/test.json: not a split record", quick=True)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda rows: rows[0].update(candidates=None),
+    lambda rows: rows[0].update(constraint='{"all": [{"relation": "before", "args": 3}]}'),
+])
+def test_malformed_query_rows_are_findings_not_tracebacks(copy, edit, capsys):
+    rewrite(copy, QUERIES, edit)
+    assert validate(copy, quick=True)
+    assert main(["validate", str(copy), "--quick", "--quiet"]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("edit", [
+    lambda rows: rows[0].update(events=[]),
+    lambda rows: rows[0]["events"][0].update(label="no_such_class"),
+])
+def test_malformed_clip_rows_are_findings_not_tracebacks(copy, edit):
+    rewrite(copy, CORPUS, edit)
+    found(copy, CORPUS, "row 0")
+
+
+def test_stray_json_in_the_records_folder_is_no_record(copy):
+    (copy / ".reasonaudio" / "secrets.json").write_text('{"files": ["secrets.txt"]}')
+    (copy / "secrets.txt").write_text("token")
+    from generation.publish import files_to_upload
+
+    assert validate(copy, quick=True) == []
+    assert not {path for path, _ in files_to_upload(copy)} & {".reasonaudio/secrets.json", "secrets.txt"}

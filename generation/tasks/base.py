@@ -15,7 +15,7 @@ import numpy as np
 
 from ..bank import MIN_ACTIVE_SECONDS
 from ..relations import NO, YES, Atom, Event, relevant
-from ..scene import ARRANGEMENTS, EXTRA_PLACES, Scene, Slot
+from ..scene import ARRANGEMENTS, BLOCK_PLACES, EXTRA_PLACES, Scene, Slot
 
 MAX_ATTEMPTS = 200
 GAP_SECONDS = (0.7, 1.2)
@@ -50,9 +50,9 @@ class Aspect:
         """Lengths of a and b when they depend on each other; None: each drawn from its slot's range."""
         return None
 
-    def flips(self, scene: Scene, negated, mentioned: set[str], specs: dict, rng) -> list[Scene]:
+    def flips(self, scene: Scene, negated, mentioned: set[str]) -> list[Scene]:
         """The ways to change the scene only in what this aspect tests; the planner takes one of them
-        (`negated`: an AtomicSound; `specs` and `rng` for `put`)."""
+        (`negated`: the AtomicSound a negation puts in; `mentioned`: the labels the query names)."""
         raise NotImplementedError
 
 
@@ -134,6 +134,14 @@ class SoundPicker:
             found = {label: [s for s in sounds if spec.admits(s)] for label, sounds in self.by_label.items()}
             self._eligible[spec] = {label: sounds for label, sounds in found.items() if sounds}
         return self._eligible[spec]
+
+    def unlooped(self, sound, seconds: float, spec: SlotSpec):
+        """A recording of the sound's class that the slot admits, long enough to play `seconds` without a
+        loop, when the class has one (a loop is inaudible, but needing none is better still); else `sound`."""
+        if sound.kind != "continuous" or sound.seconds >= seconds:
+            return sound
+        longer = [s for s in self.eligible(spec).get(sound.label, []) if s.kind == "continuous" and s.seconds >= seconds]
+        return longer[self.rng.integers(len(longer))] if longer else sound
 
     def pick(self, spec: SlotSpec, exclude: set[str] = frozenset()):
         options = {k: v for k, v in self.eligible(spec).items() if k not in exclude}
@@ -235,16 +243,22 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
                         f"the bank has too few distinct classes for {candidates} candidates")
 
 
-def _layout(combo, need: dict, specs: dict, rng, a, b, extra) -> Scene:
+def _layout(combo, need: dict, specs: dict, picker: SoundPicker, a, b, extra) -> Scene:
+    rng = picker.rng
     slots = {"a": _slot(a, rng, specs["a"]), "b": _slot(b, rng, specs["b"]), "extra": _slot(extra, rng, specs["extra"])}
     lengths = next((found for aspect in combo if (found := aspect.pair_lengths(rng)) is not None), None)
     if lengths is not None:
         slots["a"], slots["b"] = (replace(slots[r], seconds=n) for r, n in zip("ab", lengths))
     if any(aspect.extra_like_pair for aspect in combo):
         slots["extra"] = replace(slots["extra"], seconds=max(slots["a"].seconds, slots["b"].seconds))
+    longest = max(slots["a"].seconds, slots["b"].seconds)      # a flip may give either of the pair this length
+    for role, sound in (("a", a), ("b", b), ("extra", extra)):
+        chosen = picker.unlooped(sound, longest if role != "extra" else slots["extra"].seconds, specs[role])
+        slots[role] = replace(slots[role], source_id=chosen.source_id)
+    arrangement = need["arrangements"][rng.integers(len(need["arrangements"]))]
+    places = [p for p in need["places"] if arrangement != "overlap" or p in BLOCK_PLACES]
     return Scene(
-        **slots, arrangement=need["arrangements"][rng.integers(len(need["arrangements"]))],
-        extra_place=need["places"][rng.integers(len(need["places"]))],
+        **slots, arrangement=arrangement, extra_place=places[rng.integers(len(places))],
         gap=round(float(rng.uniform(*GAP_SECONDS)), 3), shift=float(rng.uniform()), lead=float(rng.uniform()),
     )
 
@@ -288,16 +302,18 @@ def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optiona
         extra = draw(specs["extra"], frozenset({a.label, b.label}))
         if extra is None:
             return None
-        scene = _layout(combo, need, specs, rng, a, b, extra)
+        scene = _layout(combo, need, specs, picker, a, b, extra)
         mentioned = {a.label, b.label} if relates_two else {a.label}
         z = None
         if need["negated"]:
-            z = draw(negated_spec(scene, mentioned, specs["extra"]), frozenset({a.label, b.label, extra.label}))
+            spec = negated_spec(scene, mentioned, specs["extra"])
+            z = draw(spec, frozenset({a.label, b.label, extra.label}))
             if z is None:
                 return None
+            z = picker.unlooped(z, max(slot.seconds for slot in scene.slots().values() if slot.label not in mentioned), spec)
             if not negated:
                 named.add(z.label)
-        flips = [aspect.flips(scene, z, mentioned, specs, rng) for aspect in combo]
+        flips = [aspect.flips(scene, z, mentioned) for aspect in combo]
         if not all(flips):
             return None
         scenes.append([scene] + [options[rng.integers(len(options))] for options in flips])
@@ -308,7 +324,7 @@ def _try_group(task, query_id, picker, rng, candidates, clip_seconds) -> Optiona
         extra = b and draw(specs["extra"], frozenset(named | {a.label, b.label}))
         if extra is None:
             return None
-        scenes.append([_layout(combo, need, specs, rng, a, b, extra)])
+        scenes.append([_layout(combo, need, specs, picker, a, b, extra)])
     ordered = [scene for group in scenes for scene in group][:candidates]
     x, y, z = members[0][0], members[0][1], negated[0]
     atoms = tuple(atom for aspect in combo for atom in aspect.atoms(x.label, y.label, z and z.label))

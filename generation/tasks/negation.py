@@ -21,7 +21,7 @@ class Negation(Aspect):
     def atoms(self, x, y, z):
         return [Atom("present", (x,)), Atom("absent", (z,))]
 
-    def flips(self, scene, negated, mentioned, specs, rng):
+    def flips(self, scene, negated, mentioned):
         return [replace(scene, **{role: put(slot, negated)})
                 for role, slot in scene.slots().items() if slot.label not in mentioned and fits(negated, slot)]
 

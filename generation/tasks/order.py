@@ -23,7 +23,7 @@ class Order(Aspect):
     def atoms(self, x, y, z):
         return [Atom("before", (x, y))]
 
-    def flips(self, scene, negated, mentioned, specs, rng):
+    def flips(self, scene, negated, mentioned):
         return [replace(scene, arrangement="b_first")]
 
 

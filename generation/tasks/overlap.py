@@ -31,7 +31,7 @@ class Overlap(Aspect):
     def atoms(self, x, y, z):
         return [Atom("overlap", (x, y))]
 
-    def flips(self, scene, negated, mentioned, specs, rng):
+    def flips(self, scene, negated, mentioned):
         return [replace(scene, arrangement="apart")]
 
 
