@@ -1,7 +1,6 @@
 """Nothing of the user's is lost and no corpus is silently wrong: refusals before any work, one line, exit 2."""
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from unittest import mock
 
