@@ -61,8 +61,6 @@ class AtomicSound:
     steady: bool = field(default=False, repr=False, compare=False)   # see audible_fraction
 
     def __post_init__(self):
-        if self.kind == "continuous" and self.loop == (0, 0, 0):
-            object.__setattr__(self, "loop", loop_points(self.samples, self.sample_rate))
         object.__setattr__(self, "steady", audible_fraction(self.samples, self.sample_rate) >= STEADY_FRACTION)
 
     @property
@@ -108,12 +106,18 @@ def _rms(samples: np.ndarray) -> float:
     return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
 
 
+def _audible(rms: np.ndarray) -> np.ndarray:
+    """Which frames are heard: those within TRIM_DB of the loudest (the one rule for trimming, pauses,
+    steadiness and the checks)."""
+    return rms >= rms.max() * 10 ** (TRIM_DB / 20)
+
+
 def audible_part(rms: np.ndarray) -> tuple[int, int]:
     """First and last frame of the longest stretch that is heard throughout: frames within TRIM_DB of the
     loudest are audible, and no inaudible run inside lasts MAX_SILENCE_SECONDS. Annotated spans are
     then what is heard (edges trimmed to the audible extent; a recording with long pauses, a few barks
     apart, keeps its longest burst), so relations such as overlap hold for what a listener hears."""
-    audible = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
+    audible = np.flatnonzero(_audible(rms))
     breaks = np.flatnonzero(np.diff(audible) > MAX_SILENCE_SECONDS / FRAME_SECONDS)
     starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(audible) - 1]
     longest = int(np.argmax(audible[ends] - audible[starts]))
@@ -123,17 +127,15 @@ def audible_part(rms: np.ndarray) -> tuple[int, int]:
 def audible_fraction(samples: np.ndarray, rate: int) -> float:
     """The share of a sound's 10 ms frames that are heard (within TRIM_DB of its loudest): near 1 for
     rain or an engine, low for drops and ticks, which a sound overlapping them is not heard "with"."""
-    rms = frame_rms(samples, max(1, int(FRAME_SECONDS * rate)))
-    return float(np.mean(rms >= rms.max() * 10 ** (TRIM_DB / 20)))
+    return float(np.mean(_audible(frame_rms(samples, max(1, int(FRAME_SECONDS * rate))))))
 
 
 def longest_inaudible(samples: np.ndarray, rate: int) -> float:
     """Seconds of the longest inaudible run of a sound, at an edge or inside (`validate` checks that no
     published sound has one of MAX_SILENCE_SECONDS: every annotated second is heard)."""
-    frame = max(1, int(FRAME_SECONDS * rate))
-    rms = frame_rms(samples, frame)
-    audible = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
-    runs = np.r_[audible[0], np.diff(audible) - 1, len(rms) - 1 - audible[-1]]
+    audible = _audible(frame_rms(samples, max(1, int(FRAME_SECONDS * rate))))
+    heard = np.flatnonzero(audible)
+    runs = np.r_[heard[0], np.diff(heard) - 1, len(audible) - 1 - heard[-1]]
     return float(runs.max() * FRAME_SECONDS)
 
 
@@ -244,8 +246,7 @@ def loop_points(samples: np.ndarray, rate: int) -> tuple[int, int, int]:
     within 10 dB of its median level: onsets, decays and edge silences stay out, so no seam sounds like a
     new event), ended where the tail best matches the head so that tones wrap in phase."""
     frame = max(1, int(LOOP_FRAME_SECONDS * rate))
-    frames = max(1, len(samples) // frame)
-    power = np.array([np.mean(samples[i * frame:(i + 1) * frame].astype(np.float64) ** 2) for i in range(frames)])
+    power = frame_rms(samples, frame) ** 2
     kept = np.flatnonzero(power >= np.median(power) * 10 ** (SUSTAIN_DB / 10))
     start, stop = int(kept[0] * frame), int(min(len(samples), (kept[-1] + 1) * frame))
     overlap = min(int(LOOP_CROSSFADE_SECONDS * rate), (stop - start) // 4)
