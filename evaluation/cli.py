@@ -5,7 +5,9 @@ import argparse
 import json
 from pathlib import Path
 
-BASELINES = ("random", "oracle", "bag-of-sounds", "timeline-rule", "shortcut-audit", "two-stage:{text_model}?captions=oracle")
+BASELINES = ("random", "oracle", "bag-of-sounds", "first-mentioned-first", "timeline-rule", "shortcut-audit",
+             "two-stage:{text_model}?captions=oracle")
+WORDS_MARGIN = 0.10   # first-mentioned-first may beat bag-of-sounds by at most this on any cell
 
 
 def add_commands(sub) -> dict:
@@ -15,8 +17,12 @@ def add_commands(sub) -> dict:
     evaluate = sub.add_parser(
         "evaluate", formatter_class=argparse.RawDescriptionHelpFormatter,
         help="score a model or baseline on a split; writes results.json, results.md, results.png",
-        description="Encode the queries and clips of a split in batches, compute the similarity on the device, "
-                    "score it with the ReasonAudio metric and write OUT/results.{json,md,png}.",
+        description="Encode the queries and clips of a split in batches, compute the similarity on the device,\n"
+                    "score it with the ReasonAudio metric and write OUT/results.{json,md,png}.\n\n"
+                    "When the queries carry depth (atoms of each query's constraint; builds before it lack the\n"
+                    "column), results.json (metrics.breakdown) and results.md add every task x depth cell, and\n"
+                    "results.png a second panel: the headline against depth, one line per task, with the random\n"
+                    "baseline.",
         epilog=f"models (--model KIND:LOCATION[?option=value&...]):\n{HELP}")
     evaluate.add_argument("--data", required=True, help="a generated folder or a Hub dataset id")
     evaluate.add_argument("--model", required=True, help="what to score (see below)")
@@ -36,10 +42,14 @@ def add_commands(sub) -> dict:
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
 
     baselines = sub.add_parser(
-        "baselines", help="the reference points: random, oracle, bag-of-sounds, shortcut-audit, two-stage",
+        "baselines", help="the reference points: random, oracle, bag-of-sounds, first-mentioned-first, timeline-rule, "
+                          "shortcut-audit, two-stage",
         description="Score the diagnostic baselines on a split and print one table (group accuracy per task, with "
                     "intervals). oracle must reach 100 %; shortcut-audit's interval must contain the random "
-                    "baseline, or the generator has a shortcut.")
+                    "baseline, or the generator has a shortcut. When the queries carry shape and depth, a second "
+                    "table gives every baseline's group accuracy per task, shape and depth, with a note on any "
+                    "cell where first-mentioned-first beats bag-of-sounds by more than 10 points (the wording "
+                    "gives the order away) or where shortcut-audit's interval misses chance.")
     baselines.add_argument("--data", required=True, help="a generated folder or a Hub dataset id (its test split)")
     baselines.add_argument("--train", help="folder with the train split for shortcut-audit (default: --data)")
     baselines.add_argument("--text-model", default="all-MiniLM-L6-v2",
@@ -91,13 +101,39 @@ def _audit_verdict(result: dict) -> str:
             "acoustics alone find the positive; the generator has a shortcut to fix")
 
 
+def _cell_notes(results: dict) -> list[str]:
+    """The cells (task, shape, depth) where reading the words without reasoning pays, or where query-blind
+    acoustics find the positive."""
+    def cells(name):
+        return results[name]["breakdown"]["cells"] if name in results else {}
+
+    notes, bag = [], cells("bag-of-sounds")
+    for key, cell in cells("first-mentioned-first").items():
+        words, recognition = cell["accuracy"], bag[key]["accuracy"]
+        if words - recognition > WORDS_MARGIN:
+            notes.append(f"{key} (n={cell['num_queries']}): first-mentioned-first beats bag-of-sounds by "
+                         f"{100 * (words - recognition):.1f} points ({100 * words:.1f} vs {100 * recognition:.1f} %): "
+                         "the order the words name the sounds in gives the answer away; rebalance these templates")
+    for key, cell in cells("shortcut-audit").items():
+        (low, high), chance = cell["intervals"]["accuracy"], cell["random"]["accuracy"]
+        if not low <= chance <= high:
+            side = "find the positive" if low > chance else "avoid the positive (below chance)"
+            notes.append(f"{key} (n={cell['num_queries']}): shortcut-audit's interval [{100 * low:.1f}, "
+                         f"{100 * high:.1f}] misses {100 * chance:.1f} %: clip acoustics alone {side} here")
+    return notes or [f"no cell where first-mentioned-first beats bag-of-sounds by more than {100 * WORDS_MARGIN:.0f} "
+                     "points or where shortcut-audit's interval misses chance"]
+
+
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
                     progress: bool) -> str:
-    from .report import baseline_table, write_results
-    from .runner import run
+    """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
+    depth, the same per task x shape x depth, with notes on the cells that fail."""
+    from .report import baseline_table, breakdown_table, write_results
+    from .runner import breakdown, run
     from .systems import EvalData, open_system
 
     data = EvalData.load(data_path, "test")
+    by = breakdown(data, ("shape", "depth"))
     results, notes = {}, []
     for spec in BASELINES:
         spec = spec.format(text_model=text_model)
@@ -108,7 +144,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         except (ImportError, ValueError) as error:  # e.g. no text model offline: the other rows still count
             notes.append(f"{spec} skipped: {error}")
             continue
-        result = run(system, data, "group", device, progress=progress)
+        result = run(system, data, "group", device, progress=progress, by=by)
         results[system.name] = result
         if out:
             write_results(Path(out) / system.name.split(":")[0], result, system.name, data_path,
@@ -116,6 +152,9 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         if system.name.startswith("shortcut-audit"):
             notes.append(_audit_verdict(result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
+    if len(by) > 1:
+        table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals in baselines.json (--out):\n\n"
+                  + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
     if out:
         (Path(out) / "baselines.md").write_text(table)
         (Path(out) / "baselines.json").write_text(json.dumps(results, indent=2) + "\n")

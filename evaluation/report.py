@@ -5,6 +5,7 @@ import json
 import platform
 from importlib import metadata
 from pathlib import Path
+from statistics import fmean
 
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}
 PACKAGES = ("reasonaudio", "numpy", "torch", "datasets", "evaluate", "transformers", "sentence-transformers")
@@ -24,30 +25,72 @@ def tasks_of(result: dict) -> list[str]:
     return list(result["num_queries"]) + ["average"]
 
 
+def _percent(value: float, interval: tuple[float, float] | None = None) -> str:
+    text = f"{100 * value:.1f}"
+    if interval is not None:
+        text += f" [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
+    return text
+
+
 def _cell(result: dict, task: str, metric: str) -> str:
-    value = f"{100 * result[task][metric]:.1f}"
-    if "intervals" in result:
-        low, high = result["intervals"][task][metric]
-        value += f" [{100 * low:.1f}, {100 * high:.1f}]"
-    return value
+    return _percent(result[task][metric], result["intervals"][task][metric] if "intervals" in result else None)
+
+
+def _table(columns: list[str], rows: list[list[str]], text_columns: int = 1) -> list[str]:
+    """A markdown table: the first `text_columns` columns left-aligned, numbers right-aligned."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * text_columns + "---:|" * (len(columns) - text_columns),
+            *("| " + " | ".join(row) + " |" for row in rows)]
 
 
 def markdown(result: dict, mode: str, title: str) -> str:
+    """The per-task table, then (when the result has a breakdown, e.g. task x depth) one row per cell."""
     headline = HEADLINE[mode]
     metrics = [m for m in result["average"] if m != headline]
-    lines = [f"# {title}", "", f"Values in %, with bootstrap 95 % intervals for {headline}; "
-             f"random = the expectation of random ranking.", "",
-             "| task | queries | " + " | ".join([headline] + metrics + [f"random {headline}"]) + " |",
-             "|---|---:|" + "---:|" * (len(metrics) + 2)]
+    header = ["queries", headline, *metrics, f"random {headline}"]
+    rows = []
     for task in tasks_of(result):
         queries = result["num_queries"].get(task, sum(result["num_queries"].values()))
-        cells = [_cell(result, task, headline)] + [f"{100 * result[task][m]:.1f}" for m in metrics]
-        cells.append(f"{100 * result['random'][task][headline]:.1f}")
-        lines.append(f"| {task} | {queries} | " + " | ".join(cells) + " |")
+        rows.append([task, str(queries), _cell(result, task, headline), *(_percent(result[task][m]) for m in metrics),
+                     _percent(result["random"][task][headline])])
+    lines = [f"# {title}", "", f"Values in %, with bootstrap 95 % intervals for {headline}; "
+             f"random = the expectation of random ranking.", "", *_table(["task", *header], rows)]
+    if "breakdown" in result:
+        by, cells = result["breakdown"]["by"], result["breakdown"]["cells"].values()
+        rows = [[*map(str, cell["where"].values()), str(cell["num_queries"]),
+                 _percent(cell[headline], cell["intervals"][headline] if "intervals" in cell else None),
+                 *(_percent(cell[m]) for m in metrics), _percent(cell["random"][headline])] for cell in cells]
+        lines += ["", f"## By {' and '.join(by)}", "", *_table([*by, *header], rows, len(by))]
     return "\n".join(lines) + "\n"
 
 
+def _by_depth(axes, cells: list[dict], headline: str) -> None:
+    """The headline against depth, one line per task (its interval as a band; tasks dodged sideways a little
+    so that equal values stay visible), and the random baseline (per depth, the mean of the cells' own
+    expectations: one value in group mode)."""
+    tasks = list(dict.fromkeys(cell["where"]["task"] for cell in cells))
+    for number, task in enumerate(tasks):
+        mine = [cell for cell in cells if cell["where"]["task"] == task]     # depths ascending
+        depths = [cell["where"]["depth"] + 0.04 * (number - (len(tasks) - 1) / 2) for cell in mine]
+        line, = axes.plot(depths, [100 * cell[headline] for cell in mine], marker="o", label=task)
+        if all("intervals" in cell for cell in mine):
+            axes.fill_between(depths, *([100 * cell["intervals"][headline][i] for cell in mine] for i in (0, 1)),
+                              color=line.get_color(), alpha=0.15, linewidth=0)
+    chance: dict[int, list[float]] = {}
+    for cell in cells:
+        chance.setdefault(cell["where"]["depth"], []).append(100 * cell["random"][headline])
+    depths = sorted(chance)
+    axes.plot(depths, [fmean(chance[d]) for d in depths], color="black", linestyle="--", linewidth=1, label="random")
+    axes.set_xticks(depths)
+    axes.set_xlabel("depth (atoms of the query's constraint)")
+    axes.set_ylabel(f"{headline} (%)")
+    axes.set_ylim(0, 100)
+    axes.set_title("by depth")
+    axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
+
+
 def plot(result: dict, mode: str, title: str, path: Path) -> None:
+    """Bars per task with intervals; a second panel, the headline against depth, when the result is broken
+    down by task and depth."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -55,7 +98,9 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
 
     headline, tasks = HEADLINE[mode], tasks_of(result)
     values = [100 * result[t][headline] for t in tasks]
-    figure, axes = plt.subplots(figsize=(7, 3.6))
+    depth = result.get("breakdown", {}).get("by") == ["task", "depth"]
+    figure, panels = plt.subplots(1, 1 + depth, figsize=(13 if depth else 7, 3.6), squeeze=False)
+    axes = panels[0][0]
     whiskers = None
     if "intervals" in result:
         whiskers = [[v - 100 * result["intervals"][t][headline][0] for t, v in zip(tasks, values)],
@@ -67,8 +112,10 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
     axes.set_ylim(0, 100)
     axes.set_title(title)
     axes.legend(loc="upper right")
+    if depth:
+        _by_depth(panels[0][1], list(result["breakdown"]["cells"].values()), headline)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    figure.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(figure)
 
 
@@ -97,7 +144,17 @@ def baseline_table(results: dict[str, dict], mode: str) -> str:
     """One row per system: the headline per task and on average, with intervals."""
     headline = HEADLINE[mode]
     tasks = tasks_of(next(iter(results.values())))
-    lines = ["| system | " + " | ".join(tasks) + " |", "|---|" + "---:|" * len(tasks)]
-    for name, result in results.items():
-        lines.append(f"| {name} | " + " | ".join(_cell(result, t, headline) for t in tasks) + " |")
-    return "\n".join(lines) + "\n"
+    rows = [[name, *(_cell(result, t, headline) for t in tasks)] for name, result in results.items()]
+    return "\n".join(_table(["system", *tasks], rows)) + "\n"
+
+
+def breakdown_table(results: dict[str, dict], mode: str) -> str:
+    """One row per cell of the systems' breakdown (its columns, its queries), one column per system (by
+    its kind: two-stage, timeline-rule): the headline, without intervals (they are in the results)."""
+    headline = HEADLINE[mode]
+    first = next(iter(results.values()))["breakdown"]
+    rows = [[*map(str, cell["where"].values()), str(cell["num_queries"]),
+             *(_percent(result["breakdown"]["cells"][key][headline]) for result in results.values())]
+            for key, cell in first["cells"].items()]
+    columns = [*first["by"], "queries", *(name.split(":")[0] for name in results)]
+    return "\n".join(_table(columns, rows, len(first["by"]))) + "\n"

@@ -44,18 +44,26 @@ def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, flag
     check_device(device)
 
 
+def breakdown(data: EvalData, columns: tuple[str, ...] = ("depth",)) -> tuple[str, ...]:
+    """The metric's `by`: per task, and by those of `columns` the queries carry (builds that predate the
+    depth and shape columns lack them, and get the per-task headline only)."""
+    return ("task", *(c for c in columns if c in data.queries.column_names))
+
+
 def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu", batch_size: int = 32,
-        bootstrap: int = 1000, seed: int = 0, progress: bool = True) -> dict:
-    """The metric's result dict for `system` on `data`."""
+        bootstrap: int = 1000, seed: int = 0, progress: bool = True, by: tuple[str, ...] | None = None) -> dict:
+    """The metric's result dict for `system` on `data`, broken down `by` those query columns (default:
+    task x depth where the queries carry depth)."""
     check_settings(mode, device, batch_size, bootstrap)
+    by = by or breakdown(data)
     full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
     expected = (len(data.queries), len(data.corpus))
     if tuple(full.shape) != expected:
         raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
                          "(queries x clips)")
     if mode == "group":
-        return score(group_matrix(full, data), data.queries, bootstrap=bootstrap, seed=seed)
-    return score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed)
+        return score(group_matrix(full, data), data.queries, bootstrap=bootstrap, seed=seed, by=by)
+    return score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed, by=by)
 
 
 def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_rate: int | None = None,

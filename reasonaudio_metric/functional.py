@@ -407,6 +407,53 @@ def _by_task(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict
     return out
 
 
+def _check_by(by) -> tuple[str, ...]:
+    """`by` as a tuple of distinct column names, or a one-line error (a bare string is a common slip)."""
+    if isinstance(by, str) or not isinstance(by, (tuple, list)) or not by or \
+            not all(isinstance(c, str) and c for c in by) or len(set(by)) != len(by):
+        raise ValueError(f"by must be a tuple of distinct query column names, e.g. ('task', 'depth'), got {by!r}")
+    return tuple(by)
+
+
+def _levels(values: list) -> list:
+    """A column's distinct values in reading order: numbers ascending (nulls last), anything else as the
+    queries first name them (tasks in the benchmark's own order)."""
+    distinct = list(dict.fromkeys(values))
+    known = [v for v in distinct if v is not None]
+    if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in known):
+        return sorted(known) + [None] * (len(known) < len(distinct))
+    return distinct
+
+
+def _breakdown_cells(queries, by: tuple[str, ...]) -> tuple[np.ndarray, dict[str, dict]]:
+    """Each query's cell key ("negation/depth=2": a task by its name, any other column as column=value) and
+    every cell's column values, cells in reading order (column by column, as `_levels` orders each)."""
+    try:
+        columns = {c: _column(queries, c) for c in by}
+    except ValueError as error:
+        raise ValueError(f"cannot break down by {by}: {error}") from None
+    rank = {c: {v: i for i, v in enumerate(_levels(values))} for c, values in columns.items()}
+    rows = list(zip(*columns.values()))
+    cells = {}
+    for row in sorted(set(rows), key=lambda row: [rank[c][v] for c, v in zip(by, row)]):
+        cells[row] = "/".join(str(v) if c == "task" else f"{c}={v}" for c, v in zip(by, row))
+    return np.asarray([cells[row] for row in rows]), {key: dict(zip(by, row)) for row, key in cells.items()}
+
+
+def _breakdown(values: dict[str, np.ndarray], random: dict[str, np.ndarray], cell: np.ndarray, cells: dict,
+               by: tuple[str, ...], bootstrap: int, seed: int, confidence: float) -> dict:
+    """{"by": columns, "cells": {key: {"where": {column: value}, "num_queries": n, metric: value, ...,
+    "random": {metric: value}, "intervals": {metric: (low, high)}}}}: one self-contained record per cell."""
+    scores, chance = _by_task(values, cell), _by_task(random, cell)
+    intervals = bootstrap_intervals(values, cell, bootstrap, seed, confidence) if bootstrap else {}
+    out = {}
+    for key, where in cells.items():
+        out[key] = {"where": where, "num_queries": int(np.sum(cell == key)), **scores[key], "random": chance[key]}
+        if bootstrap:
+            out[key]["intervals"] = intervals[key]
+    return {"by": list(by), "cells": out}
+
+
 def _group_inputs(queries, similarity):
     query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
     candidates, positives = _column(queries, "candidates"), _column(queries, "positive")
@@ -495,14 +542,20 @@ def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
 
 def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None, qrels: Mapping | None = None,
           baseline_similarity=None, bootstrap: int = 1000, seed: int = 0, per_query: bool = False,
-          confidence: float = 0.95) -> dict:
+          confidence: float = 0.95, by: Sequence[str] = ("task",)) -> dict:
     """Score a similarity matrix: group mode without `corpus_ids`/`qrels`, corpus mode with both.
 
     Returns {task: {metric: value}, "average": {...}, "random": {...}, "intervals": {task: {metric:
     (low, high)}}, "num_queries": {task: n}} plus "p_values" with `baseline_similarity` and
-    "per_query" ({metric: [value per query]}, with "query_id") when asked.
+    "per_query" ({metric: [value per query]}, with "query_id") when asked. `by` other than ("task",),
+    e.g. ("task", "depth"), adds "breakdown" (see `_breakdown`): every cell of those query columns
+    ("negation/depth=2") with its query count, metrics, random baseline and intervals; the headline
+    (per task, macro average) is unchanged.
     """
     check_count("bootstrap", bootstrap, 0)
+    by = _check_by(by)
+    if by != ("task",):
+        cell, cells = _breakdown_cells(queries, by)
     if (corpus_ids is None) != (qrels is None):
         raise ValueError("corpus mode needs both corpus_ids and qrels; group mode needs neither")
     if corpus_ids is None:
@@ -527,6 +580,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}
     if bootstrap:
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)
+    if by != ("task",):
+        result["breakdown"] = _breakdown(values, random, cell, cells, by, bootstrap, seed, confidence)
     if baseline_similarity is not None:
         baseline_similarity = _check_matrix(baseline_similarity, *similarity.shape, "the same shape as similarity",
                                             finite=corpus_ids is None or _is_torch(baseline_similarity))

@@ -41,9 +41,14 @@ Args:
     bootstrap: number of bootstrap resamples for 95 % intervals, >= 0 (0: none). Default 1000.
     seed: seed of the bootstrap and the significance test. Default 0.
     per_query: also return every query's values. Default False.
+    by: query columns to break the scores down by, e.g. ("task", "depth") or ("task", "shape"). Default
+        ("task",): the headline only. Any other adds "breakdown"; the headline is unchanged. A column the
+        queries lack (e.g. depth in a build older than it) is a ValueError naming it.
 Returns:
     {task: {metric: value}, "average": {...}, "random": {task: {...}}, "num_queries": {task: n},
-     "intervals": {task: {metric: (low, high)}}, and "p_values", "per_query" when asked}.
+     "intervals": {task: {metric: (low, high)}}, and "p_values", "per_query" when asked}; with `by`,
+    "breakdown": {"by": [columns], "cells": {"negation/depth=2": {"where": {"task": "negation", "depth": 2},
+    "num_queries": n, metric: value, ..., "random": {metric: value}, "intervals": {metric: (low, high)}}}}.
 Examples:
     >>> import numpy as np, evaluate
     >>> metric = evaluate.load("./reasonaudio_metric")

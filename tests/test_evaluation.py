@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+import datasets
 import numpy as np
 import pytest
 import torch
@@ -96,12 +97,12 @@ def test_oracle_scores_100_percent_on_every_task(small_corpus, mode, metric):
 
 
 def test_bag_of_sounds_recognises_without_reasoning(small_corpus):
-    result = run(open_system("bag-of-sounds"), EvalData.load(str(small_corpus)), "group", bootstrap=0,
-                 progress=False)
-    assert result["negation"]["accuracy"] == 0.0                 # the hard negative holds one more mentioned sound
-    assert result["order"]["accuracy"] == pytest.approx(0.5)     # a tie with the swapped clip
-    assert result["overlap"]["accuracy"] == pytest.approx(0.5)   # a tie with the pulled-apart clip
-    assert result["duration"]["accuracy"] == pytest.approx(0.5)  # a tie with the exchanged lengths
+    data = EvalData.load(str(small_corpus))
+    result = run(open_system("bag-of-sounds"), data, "group", bootstrap=0, progress=False)
+    assert result["negation"]["accuracy"] == 0.0                 # the hard negatives hold one more mentioned sound
+    for task in ("order", "overlap", "duration"):                # a tie with the positive's flips (one per atom)
+        depths = [d for t, d in zip(data.queries["task"], data.queries["depth"]) if t == task]
+        assert result[task]["accuracy"] == pytest.approx(np.mean([1 / (1 + d) for d in depths])), task
 
 
 def test_random_baseline_is_seeded_and_near_chance(with_train):
@@ -170,3 +171,87 @@ def test_timeline_rule_is_query_blind(small_corpus):
     assert torch.equal(similarity[0], similarity[-1])
     with pytest.raises(ValueError, match="unknown timeline feature"):
         open_system("timeline-rule:?feature=loudness")
+
+
+def _event(label, onset, offset=None):
+    return {"label": label, "source_id": f"{label}-0", "onset": onset, "offset": offset or onset + 1.0, "gain_db": 0.0}
+
+
+def _tiny_split() -> EvalData:
+    """Three queries over four clips, built in memory: the same order relation named in time order, against
+    it, and a duration (lasts: its number of seconds is not a sound)."""
+    before = json.dumps({"all": [{"relation": "before", "args": ["dog", "car_horn"]}]})
+    lasts = json.dumps({"all": [{"relation": "lasts", "args": ["rain", "5"]}]})
+    clips = ["in-order", "swapped", "dog-only", "in-order-with-rain"]
+    queries = datasets.Dataset.from_dict({
+        "query_id": ["q0", "q1", "q2"], "task": ["order", "order", "duration"], "depth": [1, 1, 1],
+        "text": ["A dog barking, then a car horn", "A car horn, after a dog barking", "Rain for about 5 seconds"],
+        "constraint": [before, before, lasts], "candidates": [clips] * 3,
+        "positive": ["in-order", "in-order", "in-order-with-rain"]})
+    corpus = datasets.Dataset.from_dict({"clip_id": clips, "events": [
+        [_event("dog", 1.0), _event("car_horn", 4.0)], [_event("car_horn", 1.0), _event("dog", 4.0)],
+        [_event("dog", 1.0)], [_event("rain", 0.0, 5.0), _event("dog", 6.0), _event("car_horn", 8.0)]]})
+    sources = datasets.Dataset.from_dict({"label": ["dog", "car_horn", "rain"],
+                                          "phrase": ["a dog barking", "a car horn", "rain"]})
+    qrels = datasets.Dataset.from_dict({"query_id": [], "clip_id": [], "score": []})
+    return EvalData(queries, corpus, qrels, "in memory", sources=sources)
+
+
+def test_bag_of_sounds_prefers_fewest_extra_sounds():
+    scores = open_system("bag-of-sounds").similarity(_tiny_split())
+    # order queries: both sounds 2, both and rain 2 - 0.01, the dog alone 1; lasts(rain): rain and two extras
+    assert scores[0].tolist() == pytest.approx([2, 2, 1, 1.99])
+    assert scores[2].tolist() == pytest.approx([-0.02, -0.02, -0.01, 1 - 0.02])
+
+
+def test_first_mentioned_first_reads_word_order_without_reasoning():
+    data = _tiny_split()
+    scores = open_system("first-mentioned-first").similarity(data)
+    assert scores[0].tolist() == pytest.approx([2.5, 1.5, 1, 2.49])     # named in time order: concordant wins
+    assert scores[1].tolist() == pytest.approx([1.5, 2.5, 1, 1.49])     # named against it: the swap wins
+    assert scores[2].tolist() == pytest.approx([-0.02, -0.02, -0.01, 0.98])
+    result = run(open_system("first-mentioned-first"), data, "group", bootstrap=0, progress=False)
+    assert (result["order"]["accuracy"], result["duration"]["accuracy"]) == (0.5, 1.0)
+    assert list(result["breakdown"]["cells"]) == ["order/depth=1", "duration/depth=1"]
+
+
+def test_mention_order_and_concordance_by_hand():
+    from evaluation.systems.first_mentioned_first import concordance, mention_order
+
+    phrases = {"dog": ["a dog"], "bark": ["a dog barking"], "rain": ["rain"], "train": ["a train"]}
+    text = "A dog barking, then a dog, after a train and rain"    # "a dog" is not the barking; "rain" not in "train"
+    assert mention_order(text, phrases) == ["bark", "dog", "train", "rain"]
+    with pytest.raises(ValueError, match="names no phrase of 'cat'"):
+        mention_order("A dog", {"dog": ["a dog"], "cat": ["a cat"]})
+    clips = [{"a": 0.0, "b": 1.0, "c": 2.0}, {"a": 2.0, "b": 1.0, "c": 0.0}, {"a": 0.0, "c": 1.0, "b": 2.0},
+             {"a": 1.0}, {"a": 1.0, "b": 1.0}, {}]
+    np.testing.assert_allclose(concordance([["a", "b", "c"], ["a", "zzz"]], clips),
+                               [[1, -1, 1 / 3, 0, 0, 0], [0, 0, 0, 0, 0, 0]])
+
+
+def test_reports_and_baseline_tables_break_down_by_depth_and_shape(tmp_path):
+    from evaluation.cli import _cell_notes
+    from evaluation.report import breakdown_table, write_results
+    from reasonaudio_metric.functional import score
+
+    queries = {"query_id": [f"q{i}" for i in range(8)], "task": ["order"] * 4 + ["mix"] * 4,
+               "depth": [1, 1, 2, 2, 2, 2, 3, 3], "shape": ["before"] * 2 + ["chain"] * 2 + ["before-absent"] * 4,
+               "candidates": [["p", "n"]] * 8, "positive": ["p"] * 8}
+    right, wrong, tie = [1.0, 0.0], [0.0, 1.0], [0.5, 0.5]
+    results = {name: score(np.array(rows), queries, bootstrap=100, by=("task", "shape", "depth")) for name, rows in {
+        "bag-of-sounds": [tie] * 8, "first-mentioned-first": [right, right] + [tie] * 6,
+        "shortcut-audit": [tie] * 4 + [wrong] * 4}.items()}
+    table = breakdown_table(results, "group")
+    assert "| task | shape | depth | queries | bag-of-sounds | first-mentioned-first | shortcut-audit |" in table
+    assert "| order | before | 1 | 2 | 50.0 | 100.0 | 50.0 |" in table
+    notes = "\n".join(_cell_notes(results))
+    assert "order/shape=before/depth=1 (n=2): first-mentioned-first beats bag-of-sounds by 50.0 points" in notes
+    assert "mix/shape=before-absent/depth=2 (n=2): shortcut-audit's interval [0.0, 0.0] misses 50.0 %" in notes
+    assert "order/shape=chain" not in notes
+
+    by_depth = score(np.array([right] * 3 + [tie] * 5), queries, bootstrap=100, by=("task", "depth"))
+    out = write_results(tmp_path / "r", by_depth, "x", "data", {"mode": "group"})
+    assert json.loads((out / "results.json").read_text())["metrics"]["breakdown"]["by"] == ["task", "depth"]
+    markdown = (out / "results.md").read_text()
+    assert "## By task and depth" in markdown and "| order | 2 | 2 | 75.0 [50.0, 100.0] | 87.5 | 50.0 |" in markdown
+    assert (out / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,6 +1,7 @@
 """The metric: exactness against pytrec_eval, tie expectations, baselines, errors, evaluate wrapper."""
 import itertools
 
+import datasets
 import evaluate
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ def flat(result: dict) -> dict:
     """Nested results as {(key, ...): value}, so that pytest.approx can compare them."""
     out = {}
     for key, value in result.items():
-        if isinstance(value, (dict, tuple)):
+        if isinstance(value, (dict, tuple, list)):
             value = value if isinstance(value, dict) else dict(enumerate(value))
             out.update({(key, *k): v for k, v in flat(value).items()})
         else:
@@ -191,3 +192,79 @@ def test_group_mode_errors():
         score(similarity, queries, corpus_ids=["a"], bootstrap=0)
     with pytest.raises(ValueError, match="lacks the column"):
         score(similarity, {"query_id": queries["query_id"]}, bootstrap=0)
+
+
+def depth_case():
+    """Six queries of three candidates, the positive first; depths out of order to check the cells' order.
+    Per query accuracy: 1 (ranked first), 0.5 (tied with one), 0 (below one), 1, 1/3 (all tied), 1."""
+    queries = {"query_id": [f"q{i}" for i in range(6)], "task": ["order"] * 3 + ["negation"] * 3,
+               "depth": [2, 1, 2, 3, 1, 1], "shape": ["before-chain", "before", "before-chain", "x", "y", "y"],
+               "candidates": [[f"q{i}-{j}" for j in range(3)] for i in range(6)],
+               "positive": [f"q{i}-0" for i in range(6)]}
+    similarity = np.array([[2, 1, 0], [1, 1, 0], [0, 1, 0], [2, 1, 0], [1, 1, 1], [2, 0, 1]], dtype=np.float32)
+    return similarity, queries
+
+
+def test_breakdown_by_task_and_depth_by_hand():
+    similarity, queries = depth_case()
+    result = score(similarity, queries, by=("task", "depth"), bootstrap=200)
+    cells = result["breakdown"]["cells"]
+    assert result["breakdown"]["by"] == ["task", "depth"]
+    assert list(cells) == ["order/depth=1", "order/depth=2", "negation/depth=1", "negation/depth=3"]
+    assert {key: cell["accuracy"] for key, cell in cells.items()} == pytest.approx({
+        "order/depth=1": 0.5, "order/depth=2": (1 + 0) / 2, "negation/depth=1": (1 / 3 + 1) / 2, "negation/depth=3": 1})
+    assert {key: cell["num_queries"] for key, cell in cells.items()} == {
+        "order/depth=1": 1, "order/depth=2": 2, "negation/depth=1": 2, "negation/depth=3": 1}
+    assert cells["negation/depth=1"]["where"] == {"task": "negation", "depth": 1}
+    assert cells["order/depth=1"]["mrr"] == pytest.approx((1 + 1 / 2) / 2)
+    for cell in cells.values():
+        assert cell["random"] == pytest.approx({"accuracy": 1 / 3, "mrr": (1 + 1 / 2 + 1 / 3) / 3})
+        low, high = cell["intervals"]["accuracy"]
+        assert low <= cell["accuracy"] <= high
+    assert cells["negation/depth=3"]["intervals"]["accuracy"] == (1.0, 1.0)   # one query: nothing to resample
+    headline = score(similarity, queries, bootstrap=200)
+    assert "breakdown" not in headline
+    assert {k: v for k, v in result.items() if k != "breakdown"} == headline   # the headline is unchanged
+    assert headline["order"]["accuracy"] == pytest.approx(0.5)
+    assert headline["average"]["accuracy"] == pytest.approx((0.5 + (1 + 1 / 3 + 1) / 3) / 2)
+
+
+def test_breakdown_by_any_columns_from_a_dataset_and_through_evaluate():
+    similarity, queries = depth_case()
+    table = datasets.Dataset.from_dict(queries)
+    by_shape = score(similarity, table, by=("task", "shape"), bootstrap=0)["breakdown"]
+    assert list(by_shape["cells"]) == ["order/shape=before-chain", "order/shape=before", "negation/shape=x",
+                                       "negation/shape=y"]                  # strings: as the queries name them
+    assert "intervals" not in by_shape["cells"]["negation/shape=y"]
+    assert by_shape["cells"]["negation/shape=y"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
+    only_depth = score(similarity, table, by=["depth"], bootstrap=0)["breakdown"]["cells"]
+    assert {key: cell["num_queries"] for key, cell in only_depth.items()} == {"depth=1": 3, "depth=2": 2, "depth=3": 1}
+    metric = evaluate.load("./reasonaudio_metric")
+    direct = score(similarity, table, by=("task", "depth"), bootstrap=50)
+    assert metric.compute(similarity=similarity, queries=table, by=("task", "depth"), bootstrap=50) == direct
+    metric.add_batch(similarity=similarity.tolist(), query_id=queries["query_id"])
+    assert flat(metric.compute(queries=table, by=("task", "depth"), bootstrap=50)) == pytest.approx(flat(direct))
+
+
+def test_breakdown_in_corpus_mode_averages_each_cells_queries():
+    similarity, queries, clip_ids, qrels = corpus_case(12)
+    queries["depth"] = [1 + i % 3 for i in range(len(queries["query_id"]))]
+    result = score(similarity, queries, clip_ids, qrels, bootstrap=0, per_query=True, by=("task", "depth"))
+    per_query = {m: np.asarray(v) for m, v in result["per_query"].items() if m != "query_id"}
+    for cell in result["breakdown"]["cells"].values():
+        members = [i for i, (t, d) in enumerate(zip(queries["task"], queries["depth"]))
+                   if (t, d) == (cell["where"]["task"], cell["where"]["depth"])]
+        assert cell["num_queries"] == len(members)
+        assert {m: cell[m] for m in per_query} == pytest.approx({m: v[members].mean() for m, v in per_query.items()})
+
+
+def test_breakdown_errors_name_the_problem():
+    similarity, queries = depth_case()
+    without_depth = {k: v for k, v in queries.items() if k != "depth"}
+    with pytest.raises(ValueError, match="lacks the column 'depth'"):
+        score(similarity, without_depth, by=("task", "depth"))
+    with pytest.raises(ValueError, match="lacks the column 'depth'"):
+        score(similarity, datasets.Dataset.from_dict(without_depth), by=("task", "depth"))
+    for by in ("depth", (), ("task", "task"), ("task", 3)):
+        with pytest.raises(ValueError, match="by must be a tuple of distinct query column names"):
+            score(similarity, queries, by=by)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from generation.spec import parse_spec
 
-from . import bag_of_sounds, clap, oracle, random_baseline, shortcut_audit, timeline_rule, two_stage
+from . import (bag_of_sounds, clap, first_mentioned_first, oracle, random_baseline, shortcut_audit, timeline_rule,
+               two_stage)
 from .base import EmbeddingSystem, EvalData, System
 
 SYSTEMS = {
@@ -12,6 +13,7 @@ SYSTEMS = {
     "random": random_baseline.build,
     "oracle": oracle.build,
     "bag-of-sounds": bag_of_sounds.build,
+    "first-mentioned-first": first_mentioned_first.build,
     "shortcut-audit": shortcut_audit.build,
     "timeline-rule": timeline_rule.build,
 }

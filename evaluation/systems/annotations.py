@@ -10,6 +10,11 @@ def query_atoms(queries) -> list[list[Atom]]:
     return [[Atom.from_dict(a) for a in json.loads(text)["all"]] for text in queries["constraint"]]
 
 
+def mentioned_labels(atoms) -> set[str]:
+    """The sound classes a query names (lasts' number of seconds is not one)."""
+    return {label for atom in atoms for label in atom.labels}
+
+
 def clip_events(corpus) -> list[tuple[Event, ...]]:
     return [tuple(Event(**event) for event in events) for events in corpus.select_columns(["events"])["events"]]
 

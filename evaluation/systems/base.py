@@ -10,22 +10,34 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio
+from reasonaudio_dataset.loading import load_table, audio_decoder, check_sampling_rate, load_reasonaudio
 
 
 @dataclass
 class EvalData:
-    """One split's tables; `corpus` keeps its audio encoded (systems decode at the rate they need)."""
+    """One split's tables; `corpus` keeps its audio encoded (systems decode at the rate they need).
+    `sources` (the atomic sounds, for their phrases) is read on first use: only text-aware baselines need it."""
 
     queries: datasets.Dataset
     corpus: datasets.Dataset
     qrels: datasets.Dataset
     source: str
+    split: str = "test"
+    sources: datasets.Dataset | None = None
 
     @classmethod
     def load(cls, path_or_repo: str, split: str = "test") -> "EvalData":
         tables = load_reasonaudio(path_or_repo, split=split)
-        return cls(tables.queries, tables.corpus.with_format(None), tables.qrels, path_or_repo)
+        return cls(tables.queries, tables.corpus.with_format(None), tables.qrels, path_or_repo, split)
+
+    def phrases(self) -> dict[str, set[str]]:
+        """Every phrase the split's atomic sounds give each label: how the query texts name the sounds."""
+        if self.sources is None:
+            self.sources = load_table(self.source, "sources", self.split)
+        found: dict[str, set[str]] = {}
+        for label, phrase in zip(self.sources["label"], self.sources["phrase"]):
+            found.setdefault(label, set()).add(phrase)
+        return found
 
     def audio_batches(self, sampling_rate: int | None, batch_size: int, progress: bool = True):
         """Lists of mono float32 arrays in corpus order, resampled to `sampling_rate`."""
