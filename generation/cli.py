@@ -26,6 +26,7 @@ EXAMPLES = """examples:
 def _generate_parser(sub) -> None:
     from .pipeline import GenerateConfig
     from .tasks import TASKS
+    from .templates import STYLES
 
     d = GenerateConfig()
     p = sub.add_parser("generate", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -48,6 +49,14 @@ def _generate_parser(sub) -> None:
     p.add_argument("--sample-rate", type=int, default=d.sample_rate, help="(default: %(default)s)")
     p.add_argument("--seed", type=int, default=d.seed, help="(default: %(default)s)")
     p.add_argument("--tasks", nargs="+", default=list(d.tasks), choices=list(TASKS), help="(default: all five)")
+    p.add_argument("--events-per-clip", type=count_range, default=d.events_per_clip, metavar="MIN-MAX",
+                   help="sounds per clip, drawn per query and equal within its candidates; shapes that need more "
+                        "sounds take more (default: %s)" % "-".join(map(str, d.events_per_clip)))
+    p.add_argument("--depth", type=count_range, default=d.depth, metavar="MIN-MAX",
+                   help="atoms per query (1: 'A, then B'; 3: 'A for about 5 seconds, then B, without C'): only "
+                        "query shapes within it are drawn (default: all; shapes per task in docs/design.md)")
+    p.add_argument("--text-style", default=d.text_style, choices=list(STYLES),
+                   help="query templates: one module in generation/templates/ each (default: %(default)s)")
     p.add_argument("--workers", type=int, default=d.workers, help="rendering processes (default: %(default)s)")
     p.add_argument("--num-shards", type=int, default=d.num_shards,
                    help="split the rendering into this many independent jobs (default: %(default)s)")
@@ -56,6 +65,15 @@ def _generate_parser(sub) -> None:
                    help="leave out unreadable/empty/silent/NaN/unlabelled recordings (the card lists them)")
     add_force(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def count_range(text: str) -> tuple[int, int]:
+    """'2-5' -> (2, 5); '3' -> (3, 3)."""
+    low, _, high = text.partition("-")
+    try:
+        return int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN-MAX (e.g. 2-5) or one number, got {text!r}") from None
 
 
 def add_force(parser) -> None:
@@ -80,7 +98,8 @@ def _run_generate(args) -> int:
     config = GenerateConfig(
         source=args.source, out=args.out, split=args.split, queries_per_task=args.queries_per_task,
         candidates=args.candidates, atomic_sounds=args.atomic_sounds, clip_seconds=args.clip_seconds,
-        sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), skip_bad_sources=args.skip_bad_sources,
+        sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), events_per_clip=args.events_per_clip,
+        depth=args.depth, text_style=args.text_style, skip_bad_sources=args.skip_bad_sources,
         force=args.force, workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, progress=not args.quiet)
     record = generate(config)
     print_summary(record, args.split, args.out)

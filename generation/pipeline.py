@@ -29,7 +29,8 @@ from .layout import check_output_folder
 from .relations import judge_corpus
 from .render import encode_flac, render
 from .sources import SPLITS
-from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group
+from .tasks import EVENTS_PER_CLIP, TASKS, QueryPlan, check_feasible, longest_discrete, plan_group, usable_shapes
+from .templates import DEFAULT_STYLE, STYLES
 from .writer import read_stamp, write_table
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,9 @@ STAGING = f"{RECORDS}/staging"
 MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
 MAX_CLIP_SECONDS = 600.0
 SOURCE_FIELDS = ("source_id", "label", "phrase", "kind", "origin", "license", "attribution", "duration", "loop")
-QUERY_FIELDS = ("query_id", "task", "text", "constraint", "candidates", "positive", "hard_negatives")
+QUERY_FIELDS = ("query_id", "task", "shape", "depth", "num_sounds", "text", "constraint", "candidates", "positive",
+                "hard_negatives")
+ALL_DEPTHS = (1, 9)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,9 @@ class GenerateConfig:
     sample_rate: int = 44100
     seed: int = 0
     tasks: tuple[str, ...] = tuple(TASKS)
+    events_per_clip: tuple[int, int] = EVENTS_PER_CLIP   # sounds per clip, drawn per group (equal within one)
+    depth: tuple[int, int] = ALL_DEPTHS                  # atoms per query: shapes outside are left out
+    text_style: str = DEFAULT_STYLE
     skip_bad_sources: bool = False
     # how the work is done, not what it makes: left out of the fingerprint
     force: bool = False          # write beside unrelated files in --out (never over a foreign README.md)
@@ -75,6 +81,14 @@ class GenerateConfig:
         if not (math.isfinite(self.clip_seconds) and 4 <= self.clip_seconds <= MAX_CLIP_SECONDS):
             problems.append(f"clip-seconds must be a number from 4 (room for three sounds and gaps) to "
                             f"{MAX_CLIP_SECONDS}, got {self.clip_seconds}")
+        for name in ("events_per_clip", "depth"):
+            low, high = getattr(self, name)
+            if not 1 <= low <= high:
+                problems.append(f"{name.replace('_', '-')} must be a range MIN-MAX with 1 <= MIN <= MAX, got {low}-{high}")
+        if self.events_per_clip[0] < 2:
+            problems.append(f"events-per-clip starts at 2 (a relation needs two sounds), got {self.events_per_clip[0]}")
+        if self.text_style not in STYLES:
+            problems.append(f"unknown text style {self.text_style!r} (choose from {', '.join(STYLES)})")
         if self.sample_rate < MIN_SAMPLE_RATE:
             problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
                             f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "
@@ -85,8 +99,8 @@ class GenerateConfig:
     def content(self) -> dict:
         """The parameters that decide the corpus (not how it is computed)."""
         keep = ("source", "split", "queries_per_task", "candidates", "atomic_sounds", "clip_seconds",
-                "sample_rate", "seed", "tasks", "skip_bad_sources")
-        return {k: v for k, v in asdict(self).items() if k in keep}
+                "sample_rate", "seed", "tasks", "events_per_clip", "depth", "text_style", "skip_bad_sources")
+        return {k: list(v) if k in ("events_per_clip", "depth") else v for k, v in asdict(self).items() if k in keep}
 
 
 @dataclass
@@ -140,15 +154,18 @@ def plan_split(config: GenerateConfig) -> Plan:
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
                       config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
     by_label = bank.by_label()
+    shapes = {}
     for name in config.tasks:
-        check_feasible(TASKS[name], by_label, config.clip_seconds)
+        check_feasible(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
+        shapes[name] = usable_shapes(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
     split_index = SPLITS.index(config.split)
     queries = []
     for task_index, name in enumerate(config.tasks):
         for i in range(config.queries_per_task):
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
             queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
-                                      config.candidates, config.clip_seconds, forbidden))
+                                      config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
+                                      config.depth, config.text_style, shapes[name]))
     return Plan(config, bank, queries)
 
 
@@ -159,7 +176,8 @@ def caption(events, phrases: dict[str, str]) -> str:
 
 
 def query_row(query: QueryPlan) -> dict:
-    return {"id": query.query_id, "query_id": query.query_id, "task": query.task, "text": query.text,
+    return {"id": query.query_id, "query_id": query.query_id, "task": query.task, "shape": query.shape,
+            "depth": query.depth, "num_sounds": query.num_sounds, "text": query.text,
             "constraint": json.dumps({"all": [atom.to_dict() for atom in query.atoms]}),
             "candidates": [c.clip_id for c in query.candidates], "positive": query.positive,
             "hard_negatives": list(query.hard_negatives)}
@@ -276,6 +294,13 @@ def source_row(sound) -> dict:
                                      "path": f"{sound.source_id.replace('/', '_')}.flac"}}
 
 
+def shape_counts(queries) -> list[dict]:
+    """Queries per task, shape and depth, in task then shape order (the card's difficulty table)."""
+    counts = Counter((q.task, q.shape, q.depth, q.num_sounds) for q in queries)
+    return [{"task": t, "shape": s, "depth": d, "sounds": n, "queries": counts[(t, s, d, n)]}
+            for t, s, d, n in sorted(counts, key=lambda key: (list(TASKS).index(key[0]), key[2], key[1]))]
+
+
 def split_record(plan: Plan) -> dict:
     """What the card and `validate` need to know of a finished split."""
     examples = {}
@@ -290,7 +315,8 @@ def split_record(plan: Plan) -> dict:
         + [relative for relative, _, _ in plan.corpus_files()],
         "counts": {"queries": len(plan.queries), "clips": len(plan.clips), "atomic_sounds": len(plan.bank.sounds),
                    "classes": len(plan.bank.by_label()),
-                   "queries_per_task": {t: sum(q.task == t for q in plan.queries) for t in plan.config.tasks}},
+                   "queries_per_task": {t: sum(q.task == t for q in plan.queries) for t in plan.config.tasks},
+                   "shapes": shape_counts(plan.queries)},
         "licenses": sorted({s.license for s in plan.bank.sounds}),
         "attributions": sorted({s.attribution for s in plan.bank.sounds if s.attribution}),
         "skipped_sources": [{"origin": o, "reason": r} for o, r in plan.bank.skipped],

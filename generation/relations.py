@@ -16,6 +16,8 @@ OVERLAP_SECONDS = 0.5    # ... and >= 0.5 s; disjoint by >= 0.5 s is a clear "no
 LONGER_RATIO = 2.0       # longer(X, Y): dur X >= 2 x dur Y; dur X <= dur Y is a clear "no"
 SHORT_SECONDS = 1.5      # short(X): dur <= 1.5 s
 LONG_SECONDS = 4.0       # long(X): dur >= 4 s
+LASTS_YES = (0.25, 0.1)  # lasts(X, N): yes when |dur X - N| <= max(0.25 s, 0.1 N) ...
+LASTS_NO = (1.0, 0.4)    # ... no when |dur X - N| >= max(1 s, 0.4 N); ambiguous between
 
 
 class Relevance(enum.Enum):
@@ -48,10 +50,16 @@ class Event:
 
 @dataclass(frozen=True)
 class Atom:
-    """One relation of a query, e.g. Atom("before", ("dog", "car_horn"))."""
+    """One relation of a query, e.g. Atom("before", ("dog", "car_horn")) or Atom("lasts", ("rain", "5")):
+    class labels, then the relation's number (seconds, written as text) where it takes one."""
 
     relation: str
     args: tuple[str, ...]
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The sound classes the atom names (a number such as lasts' seconds is not one)."""
+        return self.args[:RELATION_ARITY.get(self.relation, len(self.args))]
 
     def to_dict(self) -> dict:
         return {"relation": self.relation, "args": list(self.args)}
@@ -60,7 +68,15 @@ class Atom:
     def from_dict(cls, data: Mapping) -> "Atom":
         if data.get("relation") not in RELATIONS:
             raise ValueError(f"unknown relation {data.get('relation')!r}; known: {sorted(RELATIONS)}")
-        return cls(data["relation"], tuple(data["args"]))
+        relation, args = data["relation"], data.get("args")
+        if not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
+            raise ValueError(f"atom arguments must be a list of strings, got {args!r}")
+        labels = RELATION_ARITY.get(relation, SIGNATURE_LABELS[relation])
+        if len(args) != SIGNATURE_LABELS[relation] or any(not _seconds(a) for a in args[labels:]):
+            raise ValueError(f"{relation} takes {labels} class label(s)"
+                             + (" and a number of seconds" if labels < SIGNATURE_LABELS[relation] else "")
+                             + f", got {list(args)}")
+        return cls(relation, tuple(args))
 
 
 def _clear(condition_yes: bool, condition_no: bool) -> Relevance:
@@ -113,17 +129,45 @@ def _long(x: Event | None) -> Relevance:
     return _clear(x.seconds >= LONG_SECONDS, x.seconds <= SHORT_SECONDS)
 
 
+def _lasts(x: Event | None, seconds: str) -> Relevance:
+    if x is None:
+        return NO
+    target, error = float(seconds), abs(x.seconds - float(seconds))
+    return _clear(error <= max(LASTS_YES[0], LASTS_YES[1] * target), error >= max(LASTS_NO[0], LASTS_NO[1] * target))
+
+
 RELATIONS = {
     "present": _present, "absent": _absent, "before": _before, "overlap": _overlap,
-    "longer": _longer, "short": _short, "long": _long,
+    "longer": _longer, "short": _short, "long": _long, "lasts": _lasts,
 }
+RELATION_ARITY = {"lasts": 1}        # labels an atom names before its number; the rest name labels only
+SIGNATURE_LABELS = {"present": 1, "absent": 1, "before": 2, "overlap": 2, "longer": 2, "short": 1, "long": 1,
+                    "lasts": 2}      # how many arguments each relation takes
+
+
+def _seconds(text: str) -> bool:
+    try:
+        return 0 < float(text) < float("inf")
+    except ValueError:
+        return False
 # Relations that hold only if every argument sounds: a clip lacking one of these labels is a clear "no".
-REQUIRES_PRESENCE = {"present", "before", "overlap", "longer", "short", "long"}
+REQUIRES_PRESENCE = {"present", "before", "overlap", "longer", "short", "long", "lasts"}
 
 
 def required_labels(atoms: Iterable[Atom]) -> frozenset[str]:
     """Labels that a relevant clip must contain (lets corpus qrels skip clips that lack them)."""
-    return frozenset(a for atom in atoms if atom.relation in REQUIRES_PRESENCE for a in atom.args)
+    return frozenset(a for atom in atoms if atom.relation in REQUIRES_PRESENCE for a in atom.labels)
+
+
+def depth(atoms: Sequence[Atom]) -> int:
+    """The number of atoms, not counting a present(X) that another atom on X already implies (DESIGN §4)."""
+    implied = {a for atom in atoms if atom.relation != "present" for a in required_labels([atom])}
+    return sum(not (atom.relation == "present" and atom.args[0] in implied) for atom in atoms)
+
+
+def mentioned(atoms: Sequence[Atom]) -> list[str]:
+    """The sound classes a query names, in the order its atoms first name them."""
+    return list(dict.fromkeys(a for atom in atoms for a in atom.labels))
 
 
 def relevant(atoms: Sequence[Atom], events: Iterable[Event]) -> Relevance:
@@ -133,7 +177,8 @@ def relevant(atoms: Sequence[Atom], events: Iterable[Event]) -> Relevance:
         if event.label in by_label:
             raise ValueError(f"class {event.label!r} occurs twice in one clip; relations would be ambiguous")
         by_label[event.label] = event
-    verdicts = [RELATIONS[atom.relation](*(by_label.get(a) for a in atom.args)) for atom in atoms]
+    verdicts = [RELATIONS[atom.relation](*(by_label.get(a) for a in atom.labels), *atom.args[len(atom.labels):])
+                for atom in atoms]
     if NO in verdicts:
         return NO
     return AMBIGUOUS if AMBIGUOUS in verdicts else YES

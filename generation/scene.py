@@ -1,27 +1,27 @@
-"""Audio-free clip plans: a pair of sounds (a, b) laid out by an arrangement, plus one free extra sound.
+"""Audio-free clip plans: a row of blocks, each one sound (its host) and at most one sound inside it.
 
-Every task varies the same few parameters, so a minimal pair is a `dataclasses.replace` of one field
-(arrangement, durations, one slot's sound) and everything else, gains and gaps included, stays put.
+Blocks follow each other with one gap between neighbours; a block's inner sound sits wholly inside its
+host, so the two overlap and nothing else does. Every slot carries a role ("a", "b", "w", "f1" ...), and
+a minimal pair is one edit by role that keeps everything else, gains and gaps included:
 
-Overlap scenes are two blocks of equal length, one of them holding the shorter of a and b: the longer
-of the pair fills one block and the extra sound (as long) the other; "overlap" puts the shorter inside
-the longer, "apart" inside the extra. A pulled-apart twin thus differs only in where that one sound
-sits: span, onsets of the blocks, gaps and silence are identical, so no timeline statistic tells them
-apart (the audit found the positive spanning more time than its twin in two thirds of pairs before).
+* `swap_blocks`: two blocks trade places (order flips; the span and every length stay as they were);
+* `move_inner`: an inner sound moves into another host of the same length (overlap is pulled apart,
+  and no timeline statistic changes: the audit found the positive spanning more time than its twin
+  in two thirds of pairs when the twin was laid out anew);
+* `swap_sounds`: two slots trade sounds, every time kept (durations flip; the timeline is identical);
+* `with_sound`: another sound takes a slot at its place and length (a negated sound put in).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Iterator, Optional
 
 from .relations import Event
-
-ARRANGEMENTS = ("a_first", "b_first", "overlap", "apart")
-EXTRA_PLACES = ("before", "after", "with_a", "with_b")
-BLOCK_PLACES = ("before", "after")      # where the extra block stands in overlap and apart scenes
 
 
 @dataclass(frozen=True)
 class Slot:
+    role: str
     label: str
     source_id: str
     seconds: float
@@ -30,75 +30,82 @@ class Slot:
 
 
 @dataclass(frozen=True)
-class Scene:
-    a: Slot
-    b: Slot
-    extra: Slot
-    arrangement: str      # one of ARRANGEMENTS
-    extra_place: str      # one of EXTRA_PLACES (overlap and apart: before or after)
-    gap: float            # silence between sequential events, > the 0.5 s relation margin
-    shift: float          # 0..1: where the shorter of two overlapping sounds sits in the longer
-    lead: float           # 0..1: share of the clip's free time before the first event
+class Block:
+    host: Slot
+    inner: Optional[Slot] = None
+    shift: float = 0.5        # 0..1: where the inner sound sits in the host's free time
 
-    def slots(self) -> dict[str, Slot]:
-        return {"a": self.a, "b": self.b, "extra": self.extra}
+
+@dataclass(frozen=True)
+class Scene:
+    blocks: tuple[Block, ...]
+    gap: float                # silence between neighbouring blocks, > the 0.5 s relation margin
+    lead: float               # 0..1: share of the clip's free time before the first block
+
+    def slots(self) -> Iterator[Slot]:
+        for block in self.blocks:
+            yield block.host
+            if block.inner is not None:
+                yield block.inner
+
+    def slot(self, role: str) -> Slot:
+        return next(slot for slot in self.slots() if slot.role == role)
 
     def labels(self) -> set[str]:
-        return {slot.label for slot in self.slots().values()}
+        return {slot.label for slot in self.slots()}
 
-    def _overlapping(self, fixed: tuple[float, float], seconds: float) -> tuple[float, float]:
-        """Place a sound so it shares at least 75 % of the shorter sound's length with `fixed`."""
-        start, end = fixed
-        longer, shorter = max(end - start, seconds), min(end - start, seconds)
-        offset = -0.25 * shorter + self.shift * (longer - 0.5 * shorter)
-        onset = start + offset if seconds <= end - start else start - offset  # the shorter sits in the longer
-        return onset, onset + seconds
+    def _block_of(self, role: str) -> int:
+        return next(i for i, b in enumerate(self.blocks) if role in (b.host.role, b.inner and b.inner.role))
 
-    def _blocks(self) -> dict[str, tuple[float, float]]:
-        """Overlap and apart: the longer of a and b fills one block, the extra sound the other (before
-        or after it), and the shorter sits inside the longer (overlap) or inside the extra (apart)."""
-        longer, shorter = ("a", "b") if self.a.seconds >= self.b.seconds else ("b", "a")
-        slots = self.slots()
-        length = slots[longer].seconds
-        times = {longer: (0.0, length)}
-        if self.extra_place not in BLOCK_PLACES:
-            raise ValueError(f"an {self.arrangement} scene has its extra sound before or after, not {self.extra_place}")
-        if self.extra_place == "before":
-            times["extra"] = (-self.gap - self.extra.seconds, -self.gap)
-        else:
-            times["extra"] = (length + self.gap, length + self.gap + self.extra.seconds)
-        host = times[longer if self.arrangement == "overlap" else "extra"]
-        onset = host[0] + self.shift * max(0.0, host[1] - host[0] - slots[shorter].seconds)
-        times[shorter] = (onset, onset + slots[shorter].seconds)
-        return times
+    def swap_blocks(self, first: str, second: str) -> "Scene":
+        i, j = self._block_of(first), self._block_of(second)
+        blocks = list(self.blocks)
+        blocks[i], blocks[j] = blocks[j], blocks[i]
+        return replace(self, blocks=tuple(blocks))
 
-    def events(self, clip_seconds: float) -> tuple[Event, ...] | None:
+    def move_inner(self, role: str, into: str) -> "Scene":
+        """The inner sound `role` moves into the host `into` (which has none, and the same length)."""
+        i, j = self._block_of(role), self._block_of(into)
+        blocks = list(self.blocks)
+        blocks[j] = replace(blocks[j], inner=blocks[i].inner, shift=blocks[i].shift)
+        blocks[i] = replace(blocks[i], inner=None)
+        return replace(self, blocks=tuple(blocks))
+
+    def _map(self, change) -> "Scene":
+        return replace(self, blocks=tuple(
+            replace(b, host=change(b.host), inner=b.inner and change(b.inner)) for b in self.blocks))
+
+    def swap_sounds(self, first: str, second: str) -> "Scene":
+        """`first` and `second` trade sounds; each place keeps its time, length and gain."""
+        sounds = {role: self.slot(role) for role in (first, second)}
+
+        def trade(slot: Slot) -> Slot:
+            if slot.role not in sounds:
+                return slot
+            other = sounds[second if slot.role == first else first]
+            return replace(slot, label=other.label, source_id=other.source_id, continuous=other.continuous)
+        return self._map(trade)
+
+    def with_sound(self, role: str, sound) -> "Scene":
+        """`sound` (an AtomicSound that fits) in the slot `role`: place, length and gain kept."""
+        return self._map(lambda slot: replace(slot, label=sound.label, source_id=sound.source_id,
+                                              continuous=sound.kind == "continuous") if slot.role == role else slot)
+
+    def span(self) -> float:
+        return sum(b.host.seconds for b in self.blocks) + self.gap * (len(self.blocks) - 1)
+
+    def events(self, clip_seconds: float) -> Optional[tuple[Event, ...]]:
         """The timeline, or None when the plan does not fit in the clip."""
-        times: dict[str, tuple[float, float]] = {}
-        if self.arrangement in ("overlap", "apart"):
-            times = self._blocks()
-        else:
-            first, second = ("a", "b") if self.arrangement == "a_first" else ("b", "a")
-            slots = self.slots()
-            times[first] = (0.0, slots[first].seconds)
-            onset = slots[first].seconds + self.gap
-            times[second] = (onset, onset + slots[second].seconds)
-            start = min(t[0] for t in times.values())
-            end = max(t[1] for t in times.values())
-            if self.extra_place == "before":
-                times["extra"] = (start - self.gap - self.extra.seconds, start - self.gap)
-            elif self.extra_place == "after":
-                times["extra"] = (end + self.gap, end + self.gap + self.extra.seconds)
-            else:
-                times["extra"] = self._overlapping(times[self.extra_place[-1]], self.extra.seconds)
-        start = min(t[0] for t in times.values())
-        span = max(t[1] for t in times.values()) - start
+        span = self.span()
         if span > clip_seconds:
             return None
-        shift = self.lead * (clip_seconds - span) - start
-        slots = self.slots()
+        onset, times = self.lead * (clip_seconds - span), []
+        for block in self.blocks:
+            times.append((block.host, onset))
+            if block.inner is not None:
+                times.append((block.inner, onset + block.shift * (block.host.seconds - block.inner.seconds)))
+            onset += block.host.seconds + self.gap
         return tuple(sorted(
-            (Event(slots[role].label, slots[role].source_id, round(on + shift, 3), round(off + shift, 3),
-                   slots[role].gain_db) for role, (on, off) in times.items()),
-            key=lambda event: (event.onset, event.label),
-        ))
+            (Event(slot.label, slot.source_id, round(start, 3), round(start + slot.seconds, 3), slot.gain_db)
+             for slot, start in times),
+            key=lambda event: (event.onset, event.label)))

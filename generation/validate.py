@@ -32,7 +32,9 @@ from .layout import CARD, survey
 from .pipeline import SOURCE_FIELDS, caption, fingerprint
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, judge_corpus, relevant
 from .render import render
-from .tasks import TASKS, possible_texts
+from .relations import depth, mentioned
+from .tasks import TASKS, possible_texts, shape_of
+from .templates import DEFAULT_STYLE, STYLES
 from .writer import read_stamp
 
 BALANCE_P = 1e-3       # positions of the positive: a chi-square test this unlikely under uniformity fails
@@ -166,6 +168,23 @@ def _sources_findings(record: dict, sources: Table) -> list[str]:
     return findings
 
 
+def _shape_findings(at: str, qid: str, query: dict, atoms, phrases: dict[str, str], params: dict) -> list[str]:
+    """The query's shape, depth, sound count and text, as its constraint gives them."""
+    task, style = TASKS[query["task"]], params.get("text_style", DEFAULT_STYLE)
+    shape = shape_of(task, atoms)
+    if shape is None:
+        return [f"{at} ({qid}): its constraint is no query shape of task {query['task']!r}"]
+    stated = {"shape": shape.name, "depth": depth(atoms), "num_sounds": len(mentioned(atoms))}
+    wrong = [f"{key} {query.get(key)!r} should be {value!r}" for key, value in stated.items() if query.get(key) != value]
+    if wrong:
+        return [f"{at} ({qid}): " + "; ".join(wrong)]
+    if style not in STYLES:
+        return [f"{at} ({qid}): text style {style!r} is not one this toolkit has ({', '.join(STYLES)})"]
+    if query["text"] not in possible_texts(task, atoms, phrases, style):
+        return [f"{at} ({qid}): text {query['text']!r} is not what its constraint renders to"]
+    return []
+
+
 def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrases: dict[str, str]):
     """Every query's constraint, group and text; returns (findings, atoms by query, owner of each clip)."""
     findings, atoms_of, owner, positions = [], {}, {}, Counter()
@@ -197,8 +216,8 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
                 findings.append(f"{at} ({qid}): hard negatives must be candidates other than the positive")
             if query["task"] not in TASKS:
                 findings.append(f"{at} ({qid}): unknown task {query['task']!r}")
-            elif query["text"] not in possible_texts(TASKS[query["task"]], atoms, phrases):
-                findings.append(f"{at} ({qid}): text {query['text']!r} is not what its constraint renders to")
+            else:
+                findings += _shape_findings(at, qid, query, atoms, phrases, params)
             for clip_id in group:
                 wanted = YES if clip_id == query["positive"] else NO
                 verdict = relevant(atoms, clips[clip_id]["timeline"])
@@ -252,6 +271,10 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     if Counter(q["task"] for q in queries) != Counter(counts["queries_per_task"]):
         findings.append(f"queries per task {dict(Counter(q['task'] for q in queries))} differ from "
                         f"{counts['queries_per_task']}")
+    shapes = Counter((q.get("task"), q.get("shape"), q.get("depth")) for q in queries)
+    recorded = Counter({(c["task"], c["shape"], c["depth"]): c["queries"] for c in counts.get("shapes", [])})
+    if shapes != recorded:
+        findings.append(f"queries per task, shape and depth differ from the record's: {sorted(shapes.items())[:3]} ...")
     findings += _sources_findings(record, sources)
     phrases = {s["label"]: s["phrase"] for s in sources}
     clips = {}

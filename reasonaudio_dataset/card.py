@@ -74,11 +74,16 @@ def _split_section(split: str, record: dict) -> str:
                          for task, ex in record["examples"].items())
     skipped = "\n".join(f"  * `{s['origin']}`: {s['reason']}" for s in record["skipped_sources"]) or "  * none"
     parameters = ", ".join(f"`{k}={v}`" for k, v in params.items() if k not in ("tasks",))
+    shapes = "\n".join(f"| {c['task']} | `{c['shape']}` | {c['depth']} | {c['sounds']} | {c['queries']} |"
+                       for c in counts.get("shapes", []))
     return (f"### Split `{split}`\n\n{counts['queries']} queries, {counts['clips']} clips "
             f"({params['candidates']} candidates per query), {counts['atomic_sounds']} atomic sounds of "
             f"{counts['classes']} classes from `{params['source']}`; {params['clip_seconds']} s clips at "
             f"{params['sample_rate']} Hz; seed {params['seed']}. Random group accuracy: "
             f"{100 / params['candidates']:.1f} %.\n\n| task | queries |\n|---|---|\n{rows}\n\n"
+            f"Query shapes (depth: atoms per query; sounds: classes it names), drawn evenly within each task, with "
+            f"{'-'.join(map(str, params.get('events_per_clip', [3, 3])))} sounds per clip:\n\n"
+            f"| task | shape | depth | sounds | queries |\n|---|---|---:|---:|---:|\n{shapes}\n\n"
             f"Examples:\n\n{examples}\n\nSources skipped as unreadable or unusable:\n{skipped}\n\n"
             f"Licences of the sounds: {'; '.join(record['licenses'])}\n\n{_attributions(record)}Generated with {parameters} "
             f"(fingerprint `{record['fingerprint']}`); `reasonaudio generate` with these reproduces it.\n")

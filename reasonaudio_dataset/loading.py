@@ -84,7 +84,7 @@ def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "t
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
     if Path(path_or_repo).exists():
         _check_folder(Path(path_or_repo), split)
-    queries, corpus, qrels = (_load_table(path_or_repo, table, split) for table in TABLES)
+    queries, corpus, qrels = (load_table(path_or_repo, table, split) for table in TABLES)
     if task is not None:
         tasks = sorted(set(queries["task"]))
         if task not in tasks:
@@ -118,7 +118,7 @@ def _check_folder(folder: Path, split: str) -> None:
         raise ValueError(f"{folder} has no split {split!r}; it has {sorted(splits)}")
 
 
-def _load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
+def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
     """One table; a Hub id that cannot be fetched (offline, unknown) is a one-line error with its cause."""
     try:
         return datasets.load_dataset(path_or_repo, table, split=split)

@@ -11,7 +11,8 @@ EVENT = {
 
 FEATURES = {
     "queries": Features({
-        "id": Value("string"), "query_id": Value("string"), "task": Value("string"), "text": Value("string"),
+        "id": Value("string"), "query_id": Value("string"), "task": Value("string"), "shape": Value("string"),
+        "depth": Value("int32"), "num_sounds": Value("int32"), "text": Value("string"),
         "constraint": Value("string"), "candidates": List(Value("string")), "positive": Value("string"),
         "hard_negatives": List(Value("string")),
     }),

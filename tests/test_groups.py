@@ -1,10 +1,11 @@
-"""Candidate groups, planned without audio: every hard negative changes only what its atom tests, and no
-timeline statistic tells a positive from its twin."""
+"""Candidate groups, planned without audio: every hard negative flips exactly one atom and changes only
+what that atom tests, every clip of a group holds as many events, and no timeline statistic tells a
+positive from its twins."""
 import numpy as np
 import pytest
 
 from generation.bank import build_bank
-from generation.relations import Atom
+from generation.relations import NO, YES, Atom, relevant
 from generation.tasks import TASKS, plan_group
 
 
@@ -13,17 +14,19 @@ def by_label():
     return build_bank("synthetic:?variants=12", split=None, count=240, sample_rate=16000, progress=False).by_label()
 
 
-def plans(by_label, task, count=60):
-    return [plan_group(TASKS[task], f"q{i}", by_label, np.random.default_rng([7, i]), 10, 10.0) for i in range(count)]
+def plans(by_label, task, count=60, clip_seconds=10.0, **options):
+    return [plan_group(TASKS[task], f"q{i}", by_label, np.random.default_rng([7, i]), 10, clip_seconds, **options)
+            for i in range(count)]
 
 
 def timeline(events):
-    """Query-blind statistics of a clip's timeline: span, first onset, last offset, silence in total."""
+    """Query-blind statistics of a clip's timeline: first onset, last offset, sounding time, lengths."""
     union, end = 0.0, -1.0
     for event in sorted(events, key=lambda e: e.onset):
         union += max(0.0, event.offset - max(event.onset, end))
         end = max(end, event.offset)
-    return (round(min(e.onset for e in events), 3), round(max(e.offset for e in events), 3), round(union, 3))
+    return (round(min(e.onset for e in events), 3), round(max(e.offset for e in events), 3), round(union, 3),
+            sorted(round(e.seconds, 3) for e in events))
 
 
 def by_id(plan):
@@ -36,37 +39,46 @@ def moved(positive, negative):
     return {label for label in a.keys() & b.keys() if a[label] != b[label]}, a.keys() ^ b.keys()
 
 
-def test_overlap_twins_share_every_timeline_statistic(by_label):
-    for plan in plans(by_label, "overlap"):
+@pytest.mark.parametrize("task", list(TASKS))
+def test_each_hard_negative_flips_one_atom_and_keeps_the_timeline(by_label, task):
+    shapes = set()
+    for plan in plans(by_label, task, 40):
+        shapes.add(plan.shape)
         clips = by_id(plan)
         positive = clips[plan.positive]
-        (negative,) = [clips[c] for c in plan.hard_negatives]
-        assert timeline(positive) == timeline(negative)
-        changed, swapped = moved(positive, negative)
-        assert not swapped and len(changed) == 1        # only the shorter sound moved, into the extra sound
-        assert changed <= set(plan.atoms[0].args)
+        counts = {len(events) for events in clips.values()}
+        assert len(counts) == 1 and 2 <= counts.pop() <= 5          # the event count is no cue
+        flipped = []
+        for clip_id in plan.hard_negatives:
+            negative = clips[clip_id]
+            verdicts = [relevant([atom], negative) for atom in plan.atoms]
+            assert verdicts.count(NO) == 1 and verdicts.count(YES) == len(plan.atoms) - 1, (plan.text, verdicts)
+            flipped.append(verdicts.index(NO))
+            assert timeline(positive) == timeline(negative), plan.text
+        tested = [i for i, atom in enumerate(plan.atoms) if atom.relation != "present"]
+        assert sorted(flipped) == tested                              # one hard negative per tested atom
+    assert shapes == {shape.name for shape in TASKS[task].shapes}     # every shape is drawn
 
 
-def test_order_and_negation_flips_move_nothing_else(by_label):
-    for plan in plans(by_label, "order", 40):
-        clips = by_id(plan)
-        (negative,) = [clips[c] for c in plan.hard_negatives]
-        changed, swapped = moved(clips[plan.positive], negative)
-        assert not swapped and changed == set(plan.atoms[0].args)
-        assert timeline(clips[plan.positive]) == timeline(negative)
-    for plan in plans(by_label, "negation", 40):
-        clips = by_id(plan)
-        (negative,) = [clips[c] for c in plan.hard_negatives]
-        changed, swapped = moved(clips[plan.positive], negative)
-        absent = next(atom.args[0] for atom in plan.atoms if atom.relation == "absent")
-        assert not changed and absent in swapped and len(swapped) == 2   # one sound replaced in place
-        assert timeline(clips[plan.positive]) == timeline(negative)
+def test_swaps_and_moves_change_only_the_tested_sounds(by_label):
+    for task in ("order", "overlap", "negation"):
+        for plan in plans(by_label, task, 40):
+            clips = by_id(plan)
+            for clip_id in plan.hard_negatives:
+                changed, swapped = moved(clips[plan.positive], clips[clip_id])
+                named = {label for atom in plan.atoms for label in atom.labels}
+                if task == "negation":
+                    assert not changed and len(swapped) == 2 and len(swapped & named) == 1  # one sound put in
+                elif task == "order":                                 # two neighbours swapped
+                    assert not swapped and changed <= named and len(changed) == 2, plan.text
+                else:                                                 # a sound traded places with its stand-in
+                    assert not swapped and len(changed) == 2 and len(changed & named) == 1, plan.text
 
 
 def test_longer_needs_a_comparison_not_the_absolute_contrast(by_label):
     pairs = []
     for plan in plans(by_label, "duration", 120):
-        if plan.atoms != (Atom("longer", plan.atoms[0].args),):
+        if plan.shape != "longer":
             continue
         x, y = plan.atoms[0].args
         events = {e.label: e.seconds for e in by_id(plan)[plan.positive]}
@@ -75,3 +87,28 @@ def test_longer_needs_a_comparison_not_the_absolute_contrast(by_label):
     assert np.all(longs >= 2 * shorts)
     assert np.mean(longs < 4.0) > 0.5 and np.mean(shorts > 1.5) > 0.05   # neither is "long" / "short" by itself
     assert np.mean(longs < shorts.max()) > 0.05                           # nor is any length a threshold
+
+
+@pytest.mark.parametrize("clip_seconds, options", [(10.0, {2, 5, 8}), (30.0, {10, 15, 20})])
+def test_lasts_states_a_length_that_fits_and_is_not_told_by_being_the_longer(by_label, clip_seconds, options):
+    named_longer, seen = [], set()
+    for plan in plans(by_label, "duration", 150, clip_seconds):
+        if plan.shape != "lasts":
+            continue
+        (atom,) = plan.atoms
+        seen.add(int(atom.args[1]))
+        events = by_id(plan)[plan.positive]
+        named = next(e for e in events if e.label == atom.args[0])
+        assert abs(named.seconds - int(atom.args[1])) <= max(0.25, 0.1 * int(atom.args[1]))
+        named_longer.append(named.seconds == max(e.seconds for e in events))
+    assert seen == options
+    assert 0.3 < np.mean(named_longer) < 0.75
+
+
+def test_depth_and_events_per_clip_follow_the_options(by_label):
+    for plan in plans(by_label, "order", 20, depths=(2, 2), events=(4, 4)):
+        assert plan.shape == "chain" and plan.depth == 2 and plan.num_sounds == 3
+        assert all(len(c.events) == 4 for c in plan.candidates)
+    deep = plans(by_label, "mix", 30, depths=(3, 3))
+    assert {p.shape for p in deep} == {"lasts-before-absent", "before-overlap-absent"}
+    assert all(p.depth == 3 for p in deep) and {p.num_sounds for p in deep} == {3, 4}

@@ -8,8 +8,7 @@ from generation.phrases import (A_BEFORE_VOWEL, AN_BEFORE_CONSONANT, ESC50_PHRAS
                                 phrase_for)
 from generation.sources.synthetic import CLASSES
 from generation.tasks import TASKS
-from generation.tasks.base import capitalise
-from generation.tasks.negation import NEGATION
+from generation.templates import STYLES, fields, render
 
 FALLBACK = {
     "jackhammer": "a jackhammer", "circular_saw": "a circular saw", "wind": "wind", "owl": "an owl",
@@ -24,15 +23,14 @@ FALLBACK = {
 }
 PHRASES = sorted({*ESC50_PHRASES.values(), *FSD50K_PHRASES.values(), *(p for _, p, _ in CLASSES.values()),
                   *map(default_phrase, FALLBACK)})
-SAMPLE = ("a dog barking", "footsteps", "rain", "crying", "an engine idling", "sheep bleating")  # every shape
-ASPECTS = list({id(a): a for task in TASKS.values() for combo in task.combos for a in combo}.values())
-TEMPLATES = [t for a in ASPECTS for t in (*a.sentences, *a.clauses)]
+SHAPES = {shape.name: shape for task in TASKS.values() for shape in task.shapes}
+TEMPLATES = [(style, name, t) for style, table in STYLES.items() for name in SHAPES for t in table[name]]
 
 VERBS = r"is|are|was|were|has|have|does|do|can|could|will|would|may|might|must|should|sounds?|comes?|goes|lasts?"
-# a verb that must agree in number with a phrase: "{y} comes after", "{x} that goes on", "{y} can be heard"
-AGREEING = re.compile(rf"\{{[xyz]\}},?\s+(?:that|which|who|{VERBS})\b")
-PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b")             # "and {y} after it": its number varies
-EXCLUSIVE = re.compile(r"\b(?:only|just)\s+\{")                      # "only {x}": false, a clip holds three sounds
+# a verb that must agree in number with a phrase: "{b} comes after", "{a} that goes on", "{b} can be heard"
+AGREEING = re.compile(rf"\{{(?:a|b|c|z|z2)\}},?\s+(?:that|which|who|itself|themselves|{VERBS})\b")
+PRONOUN = re.compile(r"\b(?:it|its|itself|they|them|their)\b")     # "and {b} after it": its number varies
+EXCLUSIVE = re.compile(r"\b(?:only|just)\s+\{")                   # "only {a}": false, a clip holds other sounds
 
 
 @pytest.mark.parametrize("label, expected", FALLBACK.items())
@@ -42,15 +40,35 @@ def test_fallback_phrases_are_natural_noun_phrases(label, expected):
 
 
 def test_templates_need_no_agreement_and_claim_no_exclusivity():
-    for aspect in ASPECTS:
-        assert len(aspect.sentences) >= 3, aspect.name
-        for template in (*aspect.sentences, *aspect.clauses):
-            assert not AGREEING.search(template), template
-            assert not PRONOUN.search(template), template
-            assert not EXCLUSIVE.search(template), template
-    negation = (*NEGATION.sentences, *NEGATION.clauses)
-    assert not any(re.search(r"\b(?:only|just)\b", t) for t in negation), "every positive clip holds three sounds"
-    assert any(t.index("{z}") < t.index("{x}") for t in NEGATION.sentences), "one says the absent sound first"
+    for style, name, template in TEMPLATES:
+        assert not AGREEING.search(template), template
+        assert not PRONOUN.search(template), template
+        assert not EXCLUSIVE.search(template), template
+
+
+def test_every_shape_has_several_templates_naming_exactly_its_roles():
+    for style, table in STYLES.items():
+        assert set(table) == set(SHAPES), f"style {style}: templates for {set(table) ^ set(SHAPES)}"
+        for name, shape in SHAPES.items():
+            assert len(table[name]) >= 3, (style, name)
+            roles = set(shape.relates + shape.absent_roles) | ({"n"} if "n" in shape.bind(
+                shape.symbolic_atoms()) else set())
+            for template in table[name]:
+                assert fields(template) == roles, (style, name, template)
+
+
+def test_order_templates_name_sounds_in_temporal_order_no_more_often_than_chance():
+    """A rule that ranks the first-named sound first must gain nothing from the wording: the related
+    sounds come in temporal order (a, b, c) in at most 1 / (order flips + 1) of a shape's templates."""
+    for style, table in STYLES.items():
+        for name, shape in SHAPES.items():
+            order_atoms = sum(atom.relation == "before" for atom in shape.symbolic_atoms())
+            if not order_atoms:
+                continue
+            related = [r for r in ("a", "b", "c") if r in shape.relates]
+            in_order = sum(sorted(related, key=lambda r: t.index("{" + r + "}")) == related for t in table[name])
+            assert in_order / len(table[name]) <= 1 / (order_atoms + 1) + 1e-9, (style, name, in_order)
+    assert any(t.index("{z}") < t.index("{a}") for t in STYLES["natural"]["present-absent"]), "one names z first"
 
 
 def problems(text: str) -> list[str]:
@@ -75,25 +93,18 @@ def problems(text: str) -> list[str]:
 
 def renderings(template: str, phrases):
     """The template with each phrase in each slot, the other slots holding fixed phrases."""
-    others = {"x": "a dog barking", "y": "footsteps", "z": "rain falling"}
-    for slot in "xyz":
-        if "{" + slot + "}" in template:
-            for phrase in phrases:
-                yield capitalise(template.format(**{**others, slot: phrase}))
+    others = {"a": "a dog barking", "b": "footsteps", "c": "wind", "z": "rain falling", "z2": "a siren", "n": "5"}
+    for slot in fields(template) - {"n"}:
+        for phrase in phrases:
+            yield render(template, {**others, slot: phrase})
 
 
 def test_every_template_reads_well_with_every_phrase():
     bad = {}
-    for template in TEMPLATES:
+    for style, name, template in TEMPLATES:
         for text in renderings(template, PHRASES):
             if problems(text):
                 bad.setdefault(template, f"{text!r}: {', '.join(problems(text))}")
-    # a clause is appended to another aspect's sentence after ", "
-    for sentence in (s for a in ASPECTS for s in a.sentences):
-        for clause in (c for a in ASPECTS for c in a.clauses):
-            for text in renderings(f"{sentence}, {clause}", SAMPLE):
-                if problems(text):
-                    bad.setdefault(f"{sentence}, {clause}", f"{text!r}: {', '.join(problems(text))}")
     assert not bad, "\n".join(f"{t}  ->  {why}" for t, why in bad.items())
 
 

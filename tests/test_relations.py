@@ -74,6 +74,14 @@ def test_replacing_a_mentioned_sound_gives_a_negative(names, dx, dy, gap):
     ([ev("a", 0, 2.5)], Atom("long", ("a",)), AMBIGUOUS),
     ([ev("a", 0, 2.5)], Atom("short", ("a",)), AMBIGUOUS),
     ([ev("a", 0, 1.5)], Atom("short", ("a",)), YES),
+    ([ev("a", 0, 5.5)], Atom("lasts", ("a", "5")), YES),          # within max(0.25, 0.1 N) = 0.5 s
+    ([ev("a", 0, 5.6)], Atom("lasts", ("a", "5")), AMBIGUOUS),    # between the margins
+    ([ev("a", 0, 3.0)], Atom("lasts", ("a", "5")), NO),           # max(1, 0.4 N) = 2 s away
+    ([ev("a", 0, 2.25)], Atom("lasts", ("a", "2")), YES),         # the 0.25 s floor
+    ([ev("a", 0, 2.9)], Atom("lasts", ("a", "2")), AMBIGUOUS),
+    ([ev("a", 0, 3.0)], Atom("lasts", ("a", "2")), NO),           # the 1 s floor
+    ([ev("a", 0, 12.0)], Atom("lasts", ("a", "20")), NO),         # 0.4 N = 8 s away
+    ([ev("b", 0, 5.0)], Atom("lasts", ("a", "5")), NO),           # not there at all
 ])
 def test_margins(events, atom, expected):
     assert relevant([atom], events) is expected
@@ -87,6 +95,17 @@ def test_a_class_may_occur_once_per_clip():
 def test_unknown_relation_is_rejected():
     with pytest.raises(ValueError, match="unknown relation"):
         Atom.from_dict({"relation": "after", "args": ["a", "b"]})
+    for args in (["a"], ["a", "b"], ["a", "-1"], ["a", "nan"], ["a", 5]):
+        with pytest.raises(ValueError, match="lasts takes|list of strings"):
+            Atom.from_dict({"relation": "lasts", "args": args})
+
+
+def test_depth_counts_atoms_but_not_an_implied_presence():
+    from generation.relations import depth, mentioned
+    atoms = [Atom("present", ("a",)), Atom("before", ("a", "b")), Atom("absent", ("z",))]
+    assert depth(atoms) == 2 and mentioned(atoms) == ["a", "b", "z"]
+    assert depth([Atom("present", ("a",)), Atom("absent", ("z",))]) == 2
+    assert depth([Atom("lasts", ("a", "5"))]) == 1 and mentioned([Atom("lasts", ("a", "5"))]) == ["a"]
 
 
 def test_judge_corpus_matches_relevant_on_every_pair():

@@ -126,6 +126,23 @@ def test_an_edited_query_text_is_found(copy):
     found(copy, "fingerprint", quick=True)
 
 
+@pytest.mark.parametrize("column, value, needle", [
+    ("depth", 7, "depth 7 should be"),
+    ("shape", "chain", "shape 'chain' should be"),
+    ("num_sounds", 4, "num_sounds 4 should be"),
+])
+def test_an_edited_shape_depth_or_sound_count_is_found(copy, column, value, needle):
+    rewrite(copy, QUERIES, lambda rows: rows[1].update({column: value}))
+    found(copy, QUERIES, "row 1", needle, quick=True)
+
+
+def test_a_constraint_no_shape_states_is_found(copy):
+    def change(rows):
+        rows[1]["constraint"] = '{"all": [{"relation": "lasts", "args": ["x", "5"]}, {"relation": "absent", "args": ["y"]}]}'
+    rewrite(copy, QUERIES, change)
+    found(copy, QUERIES, "row 1", "no query shape of task", quick=True)
+
+
 def test_a_broken_constraint_is_one_finding(copy):
     def change(rows):
         rows[2]["constraint"] = '{"all": [{"relation": "before", "args": ['
@@ -211,6 +228,7 @@ def test_a_malformed_record_is_one_finding(copy, record):
 @pytest.mark.parametrize("edit", [
     lambda rows: rows[0].update(candidates=None),
     lambda rows: rows[0].update(constraint='{"all": [{"relation": "before", "args": 3}]}'),
+    lambda rows: rows[0].update(constraint='{"all": [{"relation": "lasts", "args": ["x", "soon"]}]}'),
 ])
 def test_malformed_query_rows_are_findings_not_tracebacks(copy, edit, capsys):
     rewrite(copy, QUERIES, edit)

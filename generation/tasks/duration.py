@@ -1,66 +1,111 @@
-"""duration: X lasts longer than Y (relative), or X is long and Y short (absolute).
+"""duration: how long sounds last, relative to each other (`longer`, and a chain of two) or absolute
+(`lasts`: "X for about N seconds").
 
-Both sounds are continuous, the extra sound before or after them, so the hard negative exchanges their
-lengths and nothing else moves but, in sequence, the second sound's onset (overlapping, the shorter
-stays inside the longer: nothing moves). `longer` draws its pairs
-across the whole range (3 s vs 1.2 s, 2.4 s vs 1 s ...), so that it needs a comparison and is never
-answered by the absolute long/short contrast.
+Every hard negative makes two sounds trade recordings, every time kept (Scene.swap_sounds): the clip's
+timeline is exactly the positive's and only which sound has which length changes. So all sounds whose
+length is tested are continuous (croppable to any length), and `lasts` pairs its sound with a partner
+whose length is across the margin; the partner is longer as often as shorter, so "the named sound is
+the longer" is right half the time.
 """
-from dataclasses import replace
+from ..relations import LASTS_NO, LASTS_YES, Atom
+from .base import CONTINUOUS, GAP_SECONDS, MARGIN, STEADY, Shape, Task
 
-from ..relations import Atom
-from .base import Aspect, Task
-
-LONG = (4.3, 5.0)    # >= 4 s (long) and >= 2 x any short one
-SHORT = (0.7, 1.2)   # <= 1.5 s (short)
 LONGER_SECONDS = (1.5, 4.0)     # the longer of a `longer` pair ...
 LONGER_RATIO = (2.1, 2.6)       # ... is this many times the shorter (>= 2, the relation's margin): the
                                 # ranges overlap (shorter up to 1.9 s), so no length alone tells the longer
+CHAIN_SECONDS = (3.5, 4.5)      # the longest of a chain; each next one 2.1-2.3 times shorter
+CHAIN_RATIO = (2.1, 2.3)
+# lasts: N -> the partner's length (the flip gives it to the named sound) and how far it may vary, for 10 s
+# and 30 s clips; always beyond the "no" margin of N
+LASTS_PARTNER = {2: (4.0, 0.3), 5: (1.2, 0.2), 8: (0.6, 0.06), 10: (15.0, 0.5), 15: (8.0, 0.5), 20: (5.0, 0.5)}
 
 
-class Duration(Aspect):
-    extra_places = ("before", "after")
-    continuous_pair = True
-    pair_seconds = (LONG, SHORT)
-    min_seconds = 0.7
-
-    def flips(self, scene, negated, mentioned):
-        return [replace(scene, a=replace(scene.a, seconds=scene.b.seconds), b=replace(scene.b, seconds=scene.a.seconds))]
-
-
-class Longer(Duration):
+class Longer(Shape):
     name = "longer"
-    pair_seconds = (LONGER_SECONDS, (Duration.min_seconds, LONGER_SECONDS[1] / LONGER_RATIO[0]))
-    sentences = (
-        "{x} lasting much longer than {y}",
-        "{y}, much shorter than {x}",
-        "{x} going on far longer than {y}",
-        "{y} only briefly, {x} for much longer",
-    )
-    clauses = ("with {x} lasting much longer than {y}", "and {y} much shorter than {x}")
+    relates = ("a", "b")
+    needs = {"a": CONTINUOUS, "b": CONTINUOUS}
 
-    def atoms(self, x, y, z):
-        return [Atom("longer", (x, y))]
+    def atoms(self, w):
+        return [Atom("longer", (w["a"], w["b"]))]
 
-    def pair_lengths(self, rng) -> tuple[float, float]:
+    def lengths(self, rng, parameters):
         longer = float(rng.uniform(*LONGER_SECONDS))
-        ratio = float(rng.uniform(LONGER_RATIO[0], min(LONGER_RATIO[1], longer / self.min_seconds)))
-        return round(longer, 3), round(longer / ratio, 3)
+        ratio = float(rng.uniform(LONGER_RATIO[0], min(LONGER_RATIO[1], longer / 0.7)))
+        return {"a": round(longer, 3), "b": round(longer / ratio, 3)}
+
+    def longest(self, parameters):
+        return {"a": LONGER_SECONDS[1], "b": LONGER_SECONDS[1] / LONGER_RATIO[0]}
+
+    def flips(self, scene, rng, absent):
+        return [scene.swap_sounds("a", "b")] + super().flips(scene, rng, absent)
 
 
-class LongShort(Duration):
-    name = "long-short"
-    sentences = (
-        "{x} for a long time and {y} only briefly",
-        "a brief moment of {y} and a long stretch of {x}",
-        "{y} very briefly, {x} at length",
-        "{x} going on at length, {y} just for a moment",
-    )
+class LongerChain(Shape):
+    name = "longer-chain"
+    relates = ("a", "b", "c")
+    needs = {"a": CONTINUOUS, "b": CONTINUOUS, "c": CONTINUOUS}
 
-    def atoms(self, x, y, z):
-        return [Atom("long", (x,)), Atom("short", (y,))]
+    def atoms(self, w):
+        return [Atom("longer", (w["a"], w["b"])), Atom("longer", (w["b"], w["c"]))]
+
+    def lengths(self, rng, parameters):
+        a = float(rng.uniform(*CHAIN_SECONDS))
+        b = a / float(rng.uniform(*CHAIN_RATIO))
+        return {"a": round(a, 3), "b": round(b, 3), "c": round(b / float(rng.uniform(*CHAIN_RATIO)), 3)}
+
+    def longest(self, parameters):
+        b = CHAIN_SECONDS[1] / CHAIN_RATIO[0]
+        return {"a": CHAIN_SECONDS[1], "b": b, "c": b / CHAIN_RATIO[0]}
+
+    def flips(self, scene, rng, absent):
+        return [scene.swap_sounds("a", "b"), scene.swap_sounds("b", "c")]
 
 
-LONGER = Longer()
-TASK = Task("duration", "which sound lasts longer, or which is long and which short",
-            ((LONGER,), (LongShort(),)))
+def tolerance(n: float) -> tuple[float, float]:
+    """How far from N a length is a clear yes, and from how far a clear no (relations.LASTS_*)."""
+    return max(LASTS_YES[0], LASTS_YES[1] * n), max(LASTS_NO[0], LASTS_NO[1] * n)
+
+
+class Lasts(Shape):
+    name = "lasts"
+    partners = ("w",)
+    needs = {"a": STEADY, "w": STEADY}
+    set_for = {10.0: (2, 5, 8), 30.0: (10, 15, 20)}   # N that fit clips of at least this length
+
+    def atoms(self, w):
+        return [Atom("lasts", (w["a"], w["n"]))]
+
+    def _seconds(self, n: int) -> tuple[float, float]:
+        """The longest the named sound and its partner may be for N."""
+        return n + tolerance(n)[0] / 3, sum(LASTS_PARTNER[n])
+
+    def parameters(self, rng, clip_seconds):
+        """N, drawn so that the partner is longer in half the groups and shorter in the other half."""
+        options = next((ns for length, ns in sorted(self.set_for.items(), reverse=True) if clip_seconds >= length),
+                       self.set_for[10.0])
+        fitting = [n for n in options if sum(self._seconds(n)) + GAP_SECONDS[1] + MARGIN + self.room <= clip_seconds]
+        sides = [side for side in ([n for n in fitting if LASTS_PARTNER[n][0] > n],
+                                   [n for n in fitting if LASTS_PARTNER[n][0] < n])
+                 if side]
+        if not sides:
+            return {"n": str(options[0])}        # nothing fits: layout_for refuses, check_feasible says so
+        side = sides[rng.integers(len(sides))]
+        return {"n": str(side[rng.integers(len(side))])}
+
+    room = 0.0           # time the shape's other sounds need besides the pair (see LastsBeforeAbsent)
+
+    def lengths(self, rng, parameters):
+        n = int(parameters["n"])
+        (tight, _), (partner, jitter) = tolerance(n), LASTS_PARTNER[n]
+        return {"a": round(n + float(rng.uniform(-tight, tight)) / 3, 3),
+                "w": round(partner + float(rng.uniform(-jitter, jitter)), 3)}
+
+    def longest(self, parameters):
+        return dict(zip(("a", "w"), self._seconds(int(parameters["n"]))))
+
+    def flips(self, scene, rng, absent):
+        return [scene.swap_sounds("a", "w")] + super().flips(scene, rng, absent)
+
+
+TASK = Task("duration", "how long sounds last: one longer than another, a chain of three, or about N seconds",
+            (Longer(), LongerChain(), Lasts()))

@@ -1,30 +1,33 @@
-"""negation: X is there and Z is not. Hard negatives put Z in place of an unmentioned sound, at exactly
-its place and length (Z is drawn so that it fits: continuous, or at least as long), nothing else moved."""
-from dataclasses import replace
-
+"""negation: some sounds are there and others are not. The hard negative puts an absent sound in the place
+of an unmentioned one, at exactly its place and length (it is drawn to fit), nothing else moved."""
 from ..relations import Atom
-from .base import Aspect, Task, fits, put
+from .base import Shape, Task
 
 
-class Negation(Aspect):
-    name = "negation"
-    needs_negated = True
-    sentences = (
-        "{x}, without {z}",
-        "{x} but not {z}",
-        "{x}, and no sign of {z}",
-        "no trace of {z}, but {x}",
-        "without {z}, but with {x}",
-    )
-    clauses = ("without {z}", "and no sign of {z}", "but not {z}", "with no trace of {z}")
+class PresentAbsent(Shape):
+    name = "present-absent"
+    absent = 1
 
-    def atoms(self, x, y, z):
-        return [Atom("present", (x,)), Atom("absent", (z,))]
-
-    def flips(self, scene, negated, mentioned):
-        return [replace(scene, **{role: put(slot, negated)})
-                for role, slot in scene.slots().items() if slot.label not in mentioned and fits(negated, slot)]
+    def atoms(self, w):
+        return [Atom("present", (w["a"],)), Atom("absent", (w["z"],))]
 
 
-NEGATION = Negation()
-TASK = Task("negation", "a sound that is present and one that must be absent", ((NEGATION,),))
+class TwoPresentAbsent(Shape):
+    name = "two-present-absent"
+    relates = ("a", "b")
+    absent = 1
+
+    def atoms(self, w):
+        return [Atom("present", (w["a"],)), Atom("present", (w["b"],)), Atom("absent", (w["z"],))]
+
+
+class PresentTwoAbsent(Shape):
+    name = "present-two-absent"
+    absent = 2
+
+    def atoms(self, w):
+        return [Atom("present", (w["a"],)), Atom("absent", (w["z"],)), Atom("absent", (w["z2"],))]
+
+
+TASK = Task("negation", "sounds that are present and sounds that must be absent",
+            (PresentAbsent(), TwoPresentAbsent(), PresentTwoAbsent()))

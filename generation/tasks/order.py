@@ -1,31 +1,34 @@
-"""order: X then Y. The hard negative swaps the two sounds' order, gaps and lengths unchanged; the extra
-sound stands before or after the pair, so it stays where it is."""
-from dataclasses import replace
-
+"""order: sounds one after another. The hard negative swaps two neighbours of the chain (their blocks trade
+places, every length and gap kept); in a three-sound chain each neighbouring pair gives one. Unmentioned
+sounds stand before or after the chain, so a swap moves the two swapped sounds and nothing else."""
 from ..relations import Atom
-from .base import Aspect, Task
+from .base import Shape, Task
 
 
-class Order(Aspect):
-    name = "order"
-    arrangements = ("a_first",)
-    extra_places = ("before", "after")
-    sentences = (
-        "{x}, then {y}",
-        "{x} followed by {y}",
-        "{y}, after {x}",
-        "first {x}, and afterwards {y}",
-        "{y}, preceded by {x}",
-        "{x}, and later {y}",
-    )
-    clauses = ("with {x} coming before {y}", "and {x} before {y}", "with {y} following {x}")
+class Before(Shape):
+    name = "before"
+    relates = ("a", "b")
+    fillers_between = False      # so a swap of neighbours moves them alone
 
-    def atoms(self, x, y, z):
-        return [Atom("before", (x, y))]
+    def atoms(self, w):
+        return [Atom("before", (w["a"], w["b"]))]
 
-    def flips(self, scene, negated, mentioned):
-        return [replace(scene, arrangement="b_first")]
+    def layout(self, rng, seconds):
+        return [(role, None) for role in self.relates]
+
+    def flips(self, scene, rng, absent):
+        return [scene.swap_blocks("a", "b")] + super().flips(scene, rng, absent)
 
 
-ORDER = Order()
-TASK = Task("order", "which of two sounds comes first", ((ORDER,),))
+class Chain(Before):
+    name = "chain"
+    relates = ("a", "b", "c")
+
+    def atoms(self, w):
+        return [Atom("before", (w["a"], w["b"])), Atom("before", (w["b"], w["c"]))]
+
+    def flips(self, scene, rng, absent):
+        return [scene.swap_blocks("a", "b"), scene.swap_blocks("b", "c")]
+
+
+TASK = Task("order", "which sound comes first, over two or three sounds", (Before(), Chain()))

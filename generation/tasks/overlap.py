@@ -1,39 +1,89 @@
-"""overlap: X and Y at the same time. The hard negative pulls them apart by moving the shorter of the
-two from inside the longer into the extra sound, a block of the same length (see `Scene._blocks`):
-nothing else moves, and every clip of a group has exactly one overlapping pair.
+"""overlap: two sounds at the same time. The shorter (the inner sound) sits inside the longer (the host);
+its stand-in, an unmentioned sound exactly as long, stands alone in a block of its own. The hard negative
+makes the inner sound and its stand-in trade places (Scene.swap_sounds): the stand-in is heard inside
+the host and the inner sound alone. Every time stays where it was, so every clip of a group has the
+same overlapping pairs, spans and silences, at the same places.
 
-Both sounds and the extra are continuous and steady (heard throughout), so the one that hosts the
-shorter is heard all along it: "at the same time" holds for what a listener hears.
+All of them are continuous and steady (heard throughout), so the host is heard all along what it holds:
+"at the same time" holds for what a listener hears.
 """
-from dataclasses import replace
-
 from ..relations import Atom
-from .base import Aspect, Task
+from .base import CONTINUOUS, STEADY, Shape, Task
+
+HOST_SECONDS = (1.5, 3.0)
+INNER_SHARE = (0.35, 0.85)     # of the host; and at least OVERLAP_MIN, so the shared time passes the margin
+OVERLAP_MIN = 0.6
 
 
-class Overlap(Aspect):
+class Overlap(Shape):
     name = "overlap"
-    arrangements = ("overlap",)
-    extra_places = ("before", "after")
-    continuous_pair = True
-    steady_pair = True
-    extra_like_pair = True
-    min_seconds = 0.5          # the shorter lies wholly inside the longer: shared time = its length
-    sentences = (
-        "{x} and {y} at the same time",
-        "{x}, with {y} heard at the same time",
-        "{y} overlapping with {x}",
-        "{x} sounding together with {y}",
-        "{y} and, simultaneously, {x}",
-    )
-    clauses = ("with {x} and {y} overlapping", "{x} and {y} sounding together")
+    relates = ("a", "b")
+    partners = ("w",)              # the inner sound's stand-in
+    needs = {"a": STEADY, "b": STEADY, "w": STEADY}
+    host_roles = ("a", "b")        # which of the pair holds the other: drawn per scene
+    host_seconds, inner_share = HOST_SECONDS, INNER_SHARE
 
-    def atoms(self, x, y, z):
-        return [Atom("overlap", (x, y))]
+    def atoms(self, w):
+        return [Atom("overlap", (w["a"], w["b"]))]
 
-    def flips(self, scene, negated, mentioned):
-        return [replace(scene, arrangement="apart")]
+    def lengths(self, rng, parameters):
+        host = round(float(rng.uniform(*self.host_seconds)), 3)
+        inner = round(max(OVERLAP_MIN, float(rng.uniform(*self.inner_share)) * host), 3)
+        first = self.host_roles[rng.integers(len(self.host_roles))]
+        return {first: host, self.inner_of(first): inner, "w": inner}
+
+    def longest(self, parameters):
+        most = self.host_seconds[1]
+        return {role: most for role in self.host_roles} | {"w": most * self.inner_share[1]}
+
+    def inner_of(self, host: str) -> str:
+        return "b" if host == "a" else "a"
+
+    def pair(self, seconds):
+        host = max(self.host_roles, key=lambda r: seconds[r])
+        return host, self.inner_of(host)
+
+    def layout(self, rng, seconds):
+        """The stand-in after the pair: in the hard negative the inner sound then still starts after the
+        host, as in the positive, so "which is named first" says nothing (the layout is the same in every
+        version of a group, so it tells them nothing either)."""
+        return [self.pair(seconds), ("w", None)]
+
+    def flips(self, scene, rng, absent):
+        inner = next(b.inner.role for b in scene.blocks if b.inner is not None and b.inner.role in self.relates)
+        return [scene.swap_sounds(inner, "w")] + super().flips(scene, rng, absent)
 
 
-OVERLAP = Overlap()
-TASK = Task("overlap", "whether two sounds happen at the same time", ((OVERLAP,),))
+class OverlapBefore(Overlap):
+    """a holds b, and c follows a. c's stand-in v (as long) stands before a: the order flip makes c and v
+    trade places, so, like the overlap flip, it moves no time and the overlapping pair stays put (a
+    block swap moved the pair, and where it sat told the versions apart: the audit found 21.6 %)."""
+
+    name = "overlap-before"
+    relates = ("a", "b", "c")
+    partners = ("w", "v")
+    needs = {"a": STEADY, "b": STEADY, "c": CONTINUOUS, "w": STEADY, "v": CONTINUOUS}
+    host_roles = ("a",)
+    host_seconds, inner_share = (1.5, 2.2), (0.35, 0.7)
+    lone_seconds = (1.0, 1.6)      # c and its stand-in
+
+    def atoms(self, w):
+        return [Atom("overlap", (w["a"], w["b"])), Atom("before", (w["a"], w["c"]))]
+
+    def lengths(self, rng, parameters):
+        lone = round(float(rng.uniform(*self.lone_seconds)), 3)
+        return super().lengths(rng, parameters) | {"c": lone, "v": lone}
+
+    def longest(self, parameters):
+        return super().longest(parameters) | {"c": self.lone_seconds[1], "v": self.lone_seconds[1]}
+
+    def layout(self, rng, seconds):
+        """v, a holding b, w, c: b in w's place still comes after a and before c."""
+        return [("v", None), ("a", "b"), ("w", None), ("c", None)]
+
+    def flips(self, scene, rng, absent):
+        return [scene.swap_sounds("b", "w"), scene.swap_sounds("c", "v")]
+
+
+TASK = Task("overlap", "whether two sounds happen at the same time, alone or before a third",
+            (Overlap(), OverlapBefore()))

@@ -1,0 +1,105 @@
+"""The default text style: plain English, several templates per shape, some in the opposite order to time."""
+
+TEMPLATES = {
+    # negation
+    "present-absent": (
+        "{a}, without {z}",
+        "{a} but not {z}",
+        "{a}, and no sign of {z}",
+        "no trace of {z}, but {a}",
+        "without {z}, but with {a}",
+    ),
+    "two-present-absent": (
+        "{a} and {b}, without {z}",
+        "both {a} and {b}, but not {z}",
+        "{a} as well as {b}, and no sign of {z}",
+        "no trace of {z}, but {a} and {b}",
+    ),
+    "present-two-absent": (
+        "{a}, without {z} or {z2}",
+        "{a}, but neither {z} nor {z2}",
+        "{a}, and no sign of {z} or {z2}",
+        "no trace of {z} or {z2}, but {a}",
+    ),
+    # order: half the templates name the sounds in temporal order
+    "before": (
+        "{a}, then {b}",
+        "{a} followed by {b}",
+        "first {a}, and afterwards {b}",
+        "{b}, after {a}",
+        "{b}, preceded by {a}",
+        "{b}, following {a}",
+    ),
+    # chains: a third of the templates name the sounds in temporal order
+    "chain": (
+        "first {a}, then {b}, and finally {c}",
+        "{a}, followed by {b} and then {c}",
+        "{c} at the end, after {a} and then {b}",
+        "{b}, after {a} and before {c}",
+        "{c}, preceded by {b}, and before that {a}",
+        "{a}, then {c}, with {b} in between",
+    ),
+    # overlap
+    "overlap": (
+        "{a} and {b} at the same time",
+        "{a}, with {b} heard at the same time",
+        "{b} overlapping with {a}",
+        "{a} sounding together with {b}",
+        "{b} and, simultaneously, {a}",
+        "{b} at the same time as {a}",
+    ),
+    "overlap-before": (
+        "{b} during {a}, and then {c}",
+        "{a}, with {b} at the same time, and afterwards {c}",
+        "{c}, following {a} with {b} at the same time",
+        "{c}, preceded by {b} during {a}",
+    ),
+    # duration
+    "longer": (
+        "{a} lasting much longer than {b}",
+        "{b}, much shorter than {a}",
+        "{a} going on far longer than {b}",
+        "{b} only briefly, {a} for much longer",
+    ),
+    "longer-chain": (
+        "{a} lasting much longer than {b}, and {b} much longer than {c}",
+        "{c} very briefly, {b} much longer, and {a} much longer still",
+        "{b}, much shorter than {a} but much longer than {c}",
+        "{b} lasting much longer than {c} but much shorter than {a}",
+    ),
+    "lasts": (
+        "{a} for about {n} seconds",
+        "{a} lasting roughly {n} seconds",
+        "about {n} seconds of {a}",
+        "{a}, going on for around {n} seconds",
+    ),
+    # mix
+    "before-absent": (
+        "{a}, then {b}, without {z}",
+        "{a} followed by {b}, and no sign of {z}",
+        "{b}, after {a}, but not {z}",
+        "{b}, preceded by {a}, with no trace of {z}",
+    ),
+    "overlap-absent": (
+        "{a} and {b} at the same time, without {z}",
+        "{b} overlapping with {a}, and no sign of {z}",
+        "no trace of {z}, but {a} sounding together with {b}",
+    ),
+    "longer-absent": (
+        "{a} lasting much longer than {b}, without {z}",
+        "{b}, much shorter than {a}, and no sign of {z}",
+        "no trace of {z}, but {b} only briefly and {a} for much longer",
+    ),
+    "lasts-before-absent": (
+        "{a} for about {n} seconds, then {b}, without {z}",
+        "about {n} seconds of {a}, followed by {b}, and no sign of {z}",
+        "{b}, after about {n} seconds of {a}, but not {z}",
+        "{b}, preceded by {a} lasting roughly {n} seconds, with no trace of {z}",
+    ),
+    "before-overlap-absent": (
+        "{a}, then {b} together with {c}, without {z}",
+        "{a} followed by {b} overlapping with {c}, but not {z}",
+        "{b} and {c} at the same time after {a}, and no sign of {z}",
+        "{b} with {c} heard at the same time, preceded by {a}, with no trace of {z}",
+    ),
+}
