@@ -50,10 +50,11 @@ def _generate_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=d.seed, help="(default: %(default)s)")
     p.add_argument("--tasks", nargs="+", default=list(d.tasks), choices=list(TASKS), help="(default: all five)")
     p.add_argument("--events-per-clip", type=count_range, default=d.events_per_clip, metavar="MIN-MAX",
-                   help="sounds per clip, drawn per query and equal within its candidates; shapes that need more "
-                        "sounds take more (default: %s)" % "-".join(map(str, d.events_per_clip)))
+                   help="sounds per clip, drawn per query among the counts its shape fits and equal within its "
+                        "candidates; a shape that fits none is left out (overlap-before needs 5; docs/design.md "
+                        "lists each shape's counts) (default: %s)" % "-".join(map(str, d.events_per_clip)))
     p.add_argument("--depth", type=count_range, default=d.depth, metavar="MIN-MAX",
-                   help="atoms per query (1: 'A, then B'; 3: 'A for about 5 seconds, then B, without C'): only "
+                   help="atoms per query (1: 'A, then B'; 3: 'A, then B together with C, without D'): only "
                         "query shapes within it are drawn (default: all; shapes per task in docs/design.md)")
     p.add_argument("--text-style", default=d.text_style, choices=list(STYLES),
                    help="query templates: one module in generation/templates/ each (default: %(default)s)")

@@ -41,6 +41,7 @@ class Scene:
     blocks: tuple[Block, ...]
     gap: float                # silence between neighbouring blocks, > the 0.5 s relation margin
     lead: float               # 0..1: share of the clip's free time before the first block
+    named: frozenset[str] = frozenset()   # the classes the query names, wherever edits move them
 
     def slots(self) -> Iterator[Slot]:
         for block in self.blocks:

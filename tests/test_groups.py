@@ -110,5 +110,5 @@ def test_depth_and_events_per_clip_follow_the_options(by_label):
         assert plan.shape == "chain" and plan.depth == 2 and plan.num_sounds == 3
         assert all(len(c.events) == 4 for c in plan.candidates)
     deep = plans(by_label, "mix", 30, depths=(3, 3))
-    assert {p.shape for p in deep} == {"lasts-before-absent", "before-overlap-absent"}
+    assert {p.shape for p in deep} == {"lasts-present-absent", "before-overlap-absent"}
     assert all(p.depth == 3 for p in deep) and {p.num_sounds for p in deep} == {3, 4}

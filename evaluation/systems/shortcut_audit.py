@@ -83,7 +83,11 @@ class ShortcutAudit(System):
         except (ValueError, FileNotFoundError) as error:
             raise ValueError(f"shortcut-audit needs a train split of disjoint recordings (reasonaudio generate "
                              f"--split train, or shortcut-audit:?train=DIR): {error}") from None
-        classifier = HistGradientBoostingClassifier(random_state=self.seed)
+        # early stopping on held-out train clips: with no shortcut to learn it stops at near-constant scores
+        # (ties, exactly chance) instead of fitting noise that lands in test on either side of chance (a
+        # full fit scored 7.6 % [6.1, 9.2] on a build with no signal in any feature); a real shortcut
+        # lowers the held-out loss and is learned as before
+        classifier = HistGradientBoostingClassifier(random_state=self.seed, early_stopping=True)
         classifier.fit(features(train, self.workers), positive_labels(train))
         scores = classifier.predict_proba(features(data, self.workers))[:, 1]
         return torch.as_tensor(scores, dtype=torch.float32).to(device)[None, :].expand(len(data.queries), -1)

@@ -64,7 +64,7 @@ class Shape:
         """The atoms over `words` (role -> class label; "n" -> seconds as text)."""
         raise NotImplementedError
 
-    def parameters(self, rng, clip_seconds: float) -> dict[str, str]:
+    def parameters(self, rng, clip_seconds: float, events: tuple[int, int]) -> dict[str, str]:
         """What the query states beyond its sounds (lasts' seconds); drawn once per group."""
         return {}
 
@@ -247,8 +247,9 @@ def fits(sound, slot: Slot) -> bool:
 
 
 def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str]) -> list[Scene]:
-    """For each absent sound, one minimal pair: it takes the place of an unmentioned sound it fits."""
-    flips, taken = [], {sound.label for sound in absent.values()}
+    """For each absent sound, one minimal pair: it takes the place of an unmentioned sound it fits (never
+    of a named sound, wherever a trade has moved it, nor of another absent sound)."""
+    flips, taken = [], scene.named | {sound.label for sound in absent.values()}
     for sound in absent.values():
         places = [slot.role for slot in scene.slots()
                   if slot.role in unmentioned and slot.label not in taken and fits(sound, slot)]
@@ -299,7 +300,7 @@ def _event_counts(shape: Shape, rng, events: tuple[int, int], clip_seconds: floa
                   parameters: Optional[dict] = None) -> list[int]:
     """The events per clip that fit the clip, and that a bank of `classes` classes can fill with classes
     the query does not name (a clip holds each class once)."""
-    parameters = shape.parameters(rng, clip_seconds) if parameters is None else parameters
+    parameters = shape.parameters(rng, clip_seconds, events) if parameters is None else parameters
     most = min(events[1], classes - len(shape.relates) - shape.absent)
     return [n for n in range(events[0], most + 1) if layout_for(shape, n, parameters, clip_seconds)]
 
@@ -357,7 +358,8 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
         inner = inners[i] if i < len(inners) else None
         at = int(rng.integers(len(blocks) + 1)) if shape.fillers_between else len(blocks) * int(rng.integers(2))
         blocks.insert(at, Block(slot(host), inner and slot(inner), float(rng.uniform())))
-    return Scene(tuple(blocks), round(float(rng.uniform(*GAP_SECONDS)), 3), float(rng.uniform()))
+    named = frozenset(sounds[role].label for role in shape.relates)
+    return Scene(tuple(blocks), round(float(rng.uniform(*GAP_SECONDS)), 3), float(rng.uniform()), named)
 
 
 def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, events, style) -> Optional[QueryPlan]:
@@ -369,7 +371,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     the hub of a star, which a query-blind classifier ranks *below* chance (the audit found exactly that).
     Every clip of the group holds the same number of events, so the count is no cue."""
     rng = picker.rng
-    parameters = shape.parameters(rng, clip_seconds)
+    parameters = shape.parameters(rng, clip_seconds, events)
     counts = _event_counts(shape, rng, events, clip_seconds, len(picker.by_label), parameters)
     if not counts:
         return None

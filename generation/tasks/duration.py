@@ -8,7 +8,7 @@ whose length is across the margin; the partner is longer as often as shorter, so
 the longer" is right half the time.
 """
 from ..relations import LASTS_NO, LASTS_YES, Atom
-from .base import CONTINUOUS, GAP_SECONDS, MARGIN, STEADY, Shape, Task
+from .base import CONTINUOUS, STEADY, Shape, Task, layout_for
 
 LONGER_SECONDS = (1.5, 4.0)     # the longer of a `longer` pair ...
 LONGER_RATIO = (2.1, 2.6)       # ... is this many times the shorter (>= 2, the relation's margin): the
@@ -79,11 +79,13 @@ class Lasts(Shape):
         """The longest the named sound and its partner may be for N."""
         return n + tolerance(n)[0] / 3, sum(LASTS_PARTNER[n])
 
-    def parameters(self, rng, clip_seconds):
-        """N, drawn so that the partner is longer in half the groups and shorter in the other half."""
+    def parameters(self, rng, clip_seconds, events):
+        """N, among those that fit the clip with as many events as asked, drawn so that the partner is
+        longer in half the groups and shorter in the other half."""
         options = next((ns for length, ns in sorted(self.set_for.items(), reverse=True) if clip_seconds >= length),
                        self.set_for[10.0])
-        fitting = [n for n in options if sum(self._seconds(n)) + GAP_SECONDS[1] + MARGIN + self.room <= clip_seconds]
+        fitting = [n for n in options
+                   if any(layout_for(self, e, {"n": str(n)}, clip_seconds) for e in range(events[0], events[1] + 1))]
         sides = [side for side in ([n for n in fitting if LASTS_PARTNER[n][0] > n],
                                    [n for n in fitting if LASTS_PARTNER[n][0] < n])
                  if side]
@@ -91,8 +93,6 @@ class Lasts(Shape):
             return {"n": str(options[0])}        # nothing fits: layout_for refuses, check_feasible says so
         side = sides[rng.integers(len(sides))]
         return {"n": str(side[rng.integers(len(side))])}
-
-    room = 0.0           # time the shape's other sounds need besides the pair (see LastsBeforeAbsent)
 
     def lengths(self, rng, parameters):
         n = int(parameters["n"])

@@ -1,7 +1,7 @@
 """mix: two or three atoms from different tasks over three or four sounds; each tested atom has its own
 hard negative, built exactly as its task builds it."""
 from ..relations import Atom
-from .base import CONTINUOUS, GAP_SECONDS, ROOM_PER_BLOCK, STEADY, Shape, Task
+from .base import CONTINUOUS, STEADY, Shape, Task
 from .duration import Lasts, Longer
 from .order import Before
 from .overlap import Overlap, OverlapBefore
@@ -35,24 +35,18 @@ class LongerAbsent(Longer):
         return super().atoms(w) + _absent(w)
 
 
-class LastsBeforeAbsent(Lasts):
-    """a lasts about N seconds and comes before b; a's partner stands before b too, so trading recordings
-    with it keeps a before b."""
+class LastsPresentAbsent(Lasts):
+    """a lasts about N seconds, b is there, z is not. (With order instead of presence — "a for about N
+    seconds, then b" — a flip that keeps the timeline would need a stand-in as long as a on b's other
+    side, which a 10 s clip has no room for; a block swap leaves the long sound last in the flip and
+    never in the positive: a rule "the longest sound is not last" scored 13 % in simulation.)"""
 
-    name = "lasts-before-absent"
+    name = "lasts-present-absent"
     relates = ("a", "b")
     absent = 1
-    room = ROOM_PER_BLOCK + GAP_SECONDS[1]
 
     def atoms(self, w):
-        return super().atoms(w) + [Atom("before", (w["a"], w["b"]))] + _absent(w)
-
-    def layout(self, rng, seconds):
-        pair = [("a", None), ("w", None)]
-        return (pair if rng.uniform() < 0.5 else pair[::-1]) + [("b", None)]
-
-    def flips(self, scene, rng, absent):
-        return [scene.swap_sounds("a", "w"), scene.swap_blocks("a", "b")] + Shape.flips(self, scene, rng, absent)
+        return super().atoms(w) + [Atom("present", (w["b"],))] + _absent(w)
 
 
 class BeforeOverlapAbsent(OverlapBefore):
@@ -88,5 +82,5 @@ class BeforeOverlapAbsent(OverlapBefore):
 
 
 TASK = Task("mix", "atoms of different tasks at once", (
-    BeforeAbsent(), OverlapAbsent(), LongerAbsent(), LastsBeforeAbsent(), BeforeOverlapAbsent(),
+    BeforeAbsent(), OverlapAbsent(), LongerAbsent(), LastsPresentAbsent(), BeforeOverlapAbsent(),
 ))

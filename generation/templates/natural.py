@@ -51,7 +51,7 @@ TEMPLATES = {
     "overlap-before": (
         "{b} during {a}, and then {c}",
         "{a}, with {b} at the same time, and afterwards {c}",
-        "{c}, following {a} with {b} at the same time",
+        "{c}, following {b} heard during {a}",
         "{c}, preceded by {b} during {a}",
     ),
     # duration
@@ -90,11 +90,11 @@ TEMPLATES = {
         "{b}, much shorter than {a}, and no sign of {z}",
         "no trace of {z}, but {b} only briefly and {a} for much longer",
     ),
-    "lasts-before-absent": (
-        "{a} for about {n} seconds, then {b}, without {z}",
-        "about {n} seconds of {a}, followed by {b}, and no sign of {z}",
-        "{b}, after about {n} seconds of {a}, but not {z}",
-        "{b}, preceded by {a} lasting roughly {n} seconds, with no trace of {z}",
+    "lasts-present-absent": (
+        "{a} for about {n} seconds, and {b}, without {z}",
+        "{b}, and {a} lasting roughly {n} seconds, but not {z}",
+        "about {n} seconds of {a}, {b} as well, and no sign of {z}",
+        "no trace of {z}, but {b} and about {n} seconds of {a}",
     ),
     "before-overlap-absent": (
         "{a}, then {b} together with {c}, without {z}",
