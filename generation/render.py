@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -35,16 +36,30 @@ def render(events: tuple[Event, ...], bank, clip_seconds: float) -> np.ndarray:
 _SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
 
 
-def encode_flac(samples: np.ndarray, rate: int) -> bytes:
-    """16-bit FLAC bytes. libsndfile writes through a file descriptor, 16-bit in (a Python buffer costs a
-    callback per FLAC frame, float input a conversion), to a private file (exclusive create, mode 0600,
-    in memory-backed /dev/shm where there is one) that is unlinked before anything is written to it: no
-    path can be planted in its way, and nothing is left behind on any exit, a kill included."""
+@contextmanager
+def _scratch_file():
+    """A descriptor of a private file (exclusive create, mode 0600, in memory-backed /dev/shm where there
+    is one) that is unlinked before anything is written to it: no path can be planted in its way, and
+    nothing is left behind on any exit, a kill included. libsndfile reads and writes through it directly
+    (a Python buffer costs a callback per FLAC frame: a quarter of a decode's time)."""
     descriptor, path = tempfile.mkstemp(prefix="reasonaudio-", suffix=".flac", dir=_SCRATCH)
     try:
         os.unlink(path)
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
+def encode_flac(samples: np.ndarray, rate: int) -> bytes:
+    """16-bit FLAC bytes (16-bit in: float input would cost a conversion)."""
+    with _scratch_file() as descriptor:
         soundfile.write(descriptor, to_pcm16(samples), rate, format="FLAC", subtype="PCM_16",
                         compression_level=0.0, closefd=False)
         return os.pread(descriptor, os.fstat(descriptor).st_size, 0)
-    finally:
-        os.close(descriptor)
+
+
+def decode_pcm16(data: bytes) -> tuple[np.ndarray, int]:
+    """The 16-bit samples and rate of encoded audio bytes (FLAC, WAV ...)."""
+    with _scratch_file() as descriptor:
+        os.pwrite(descriptor, data, 0)
+        return soundfile.read(descriptor, dtype="int16", closefd=False)

@@ -9,7 +9,6 @@ or shifted audio. Each finding names the file and, where there is one, the row.
 """
 from __future__ import annotations
 
-import io
 import json
 import multiprocessing
 from collections import Counter, defaultdict
@@ -18,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
-import soundfile
 import yaml
 from scipy.stats import chisquare
 from tqdm.auto import tqdm
@@ -31,7 +29,7 @@ from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB,
 from .layout import CARD, survey
 from .pipeline import SOURCE_FIELDS, caption, fingerprint
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, judge_corpus, relevant
-from .render import render
+from .render import decode_pcm16, render
 from .relations import depth, mentioned
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
@@ -323,7 +321,7 @@ def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, li
         findings += problems
         for row in rows:
             try:
-                pcm, found_rate = soundfile.read(io.BytesIO(row["audio"]["bytes"]), dtype="int16")
+                pcm, found_rate = decode_pcm16(row["audio"]["bytes"])
             except Exception as error:  # libsndfile raises on junk bytes
                 findings.append(f"{row['_at']} ({row['source_id']}): audio does not decode ({error})")
                 continue
@@ -360,7 +358,7 @@ def _row_group_findings(job: tuple[str, int, float]) -> list[str]:
     for index, (clip_id, audio, events) in enumerate(zip(*(table.column(c).to_pylist() for c in table.column_names))):
         at = f"{relative} row {group * AUDIO_ROWS_PER_GROUP + index} ({clip_id})"
         try:
-            stored, rate = soundfile.read(io.BytesIO(audio["bytes"]), dtype="int16")
+            stored, rate = decode_pcm16(audio["bytes"])
         except Exception as error:  # see _load_bank
             findings.append(f"{at}: audio does not decode ({error})")
             continue
