@@ -30,6 +30,11 @@ def add_commands(sub) -> dict:
                           help="group: each query ranks its own candidates (the headline); corpus: the whole corpus "
                                "(default: %(default)s)")
     evaluate.add_argument("--split", default="test", help="which split of --data (default: %(default)s)")
+    evaluate.add_argument("--acoustics", metavar="CONDITION|all",
+                          help="score the clips of one acoustic condition of a robustness build (noisy, reverberant, "
+                               "...), or `all`: each condition the split holds, with every condition's drop from "
+                               "clean per task and its paired bootstrap interval (a table in results.md, a panel in "
+                               "results.png) (default: the main corpus)")
     evaluate.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
     evaluate.add_argument("--batch-size", type=int, default=32,
                           help="texts or clips per encoder call, at least 1 (default: %(default)s)")
@@ -52,6 +57,10 @@ def add_commands(sub) -> dict:
                     "gives the order away) or where shortcut-audit's interval misses chance.")
     baselines.add_argument("--data", required=True, help="a generated folder or a Hub dataset id (its test split)")
     baselines.add_argument("--train", help="folder with the train split for shortcut-audit (default: --data)")
+    baselines.add_argument("--acoustics", metavar="CONDITION",
+                           help="score the clips of this acoustic condition of a robustness build; shortcut-audit "
+                                "then trains on the train split's clips of the same condition (default: the main "
+                                "corpus)")
     baselines.add_argument("--text-model", default="all-MiniLM-L6-v2",
                            help="sentence-transformers model of the two-stage baseline (default: %(default)s)")
     baselines.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
@@ -77,19 +86,38 @@ def _quiet(args) -> None:
 
 def run_evaluate(args) -> int:
     from .report import check_out, write_results
-    from .runner import check_settings, run
+    from .runner import check_settings, run, run_conditions
     from .systems import EvalData, open_system
 
     check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True)
     check_out(args.out, args.data, "results.json", args.overwrite)
     _quiet(args)
-    data = EvalData.load(args.data, args.split)
+    conditions = _conditions(args.data, args.split, args.acoustics)
     system = open_system(args.model, device=args.device)
-    result = run(system, data, args.mode, args.device, args.batch_size, args.bootstrap, args.seed, not args.quiet)
-    parameters = {key: getattr(args, key) for key in ("mode", "split", "device", "batch_size", "bootstrap", "seed")}
+    if len(conditions) > 1:
+        result = run_conditions(system, args.data, conditions, args.split, args.mode, args.device, args.batch_size,
+                                args.bootstrap, args.seed, not args.quiet)
+    else:
+        data = EvalData.load(args.data, args.split, acoustics=conditions[0] if conditions else None)
+        result = run(system, data, args.mode, args.device, args.batch_size, args.bootstrap, args.seed, not args.quiet)
+    parameters = {key: getattr(args, key) for key in ("mode", "split", "device", "batch_size", "bootstrap", "seed",
+                                                      "acoustics")}
     out = write_results(args.out, result, system.name, args.data, parameters)
     print((out / "results.md").read_text())
     return 0
+
+
+def _conditions(data: str, split: str, acoustics: str | None) -> list[str]:
+    """The conditions `--acoustics` names: none (the main corpus), one, or `all` of the split's, clean first."""
+    if acoustics != "all":
+        return [acoustics] if acoustics else []
+    from reasonaudio_dataset.loading import conditions_of
+
+    found = sorted(conditions_of(data, split), key=lambda name: (name != "clean", name))
+    if len(found) < 2:
+        raise ValueError(f"--acoustics all: split {split!r} of {data} holds {found or 'no recorded'} condition(s); "
+                         "make a robustness build with `reasonaudio generate --acoustics all`")
+    return found
 
 
 def _audit_verdict(result: dict) -> str:
@@ -125,14 +153,14 @@ def _cell_notes(results: dict) -> list[str]:
 
 
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
-                    progress: bool) -> str:
+                    progress: bool, acoustics: str | None = None) -> str:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
     depth, the same per task x shape x depth, with notes on the cells that fail."""
     from .report import baseline_table, breakdown_table, write_results
     from .runner import breakdown, run
     from .systems import EvalData, open_system
 
-    data = EvalData.load(data_path, "test")
+    data = EvalData.load(data_path, "test", acoustics=acoustics)
     by = breakdown(data, ("shape", "depth"))
     results, notes = {}, []
     for spec in BASELINES:
@@ -148,7 +176,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         results[system.name] = result
         if out:
             write_results(Path(out) / system.name.split(":")[0], result, system.name, data_path,
-                          {"mode": "group", "split": "test", "device": device, "bootstrap": 1000, "seed": 0})
+                          {"mode": "group", "split": "test", "device": device, "bootstrap": 1000, "seed": 0, "acoustics": acoustics})
         if system.name.startswith("shortcut-audit"):
             notes.append(_audit_verdict(result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
@@ -169,7 +197,8 @@ def run_baselines(args) -> int:
     if args.out:
         check_out(args.out, args.data, "baselines.json", args.overwrite)
     _quiet(args)
-    print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet))
+    print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
+                          args.acoustics))
     return 0
 
 

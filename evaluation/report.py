@@ -60,7 +60,50 @@ def markdown(result: dict, mode: str, title: str) -> str:
                  _percent(cell[headline], cell["intervals"][headline] if "intervals" in cell else None),
                  *(_percent(cell[m]) for m in metrics), _percent(cell["random"][headline])] for cell in cells]
         lines += ["", f"## By {' and '.join(by)}", "", *_table([*by, *header], rows, len(by))]
+    if "acoustics" in result:
+        lines += ["", *_acoustics_lines(result, headline)]
     return "\n".join(lines) + "\n"
+
+
+def _acoustics_lines(result: dict, headline: str) -> list[str]:
+    """Per acoustic condition and task: the headline, then its change from the baseline condition with the
+    paired bootstrap interval."""
+    acoustics, tasks = result["acoustics"], tasks_of(result)
+    rows = []
+    for name, scores in acoustics["conditions"].items():
+        cells = []
+        for task in tasks:
+            cell = _percent(scores[task][headline])
+            if name in acoustics["differences"]:
+                change = acoustics["differences"][name]
+                interval = change["intervals"][task][headline] if "intervals" in change else None
+                cell += f" ({100 * change['difference'][task][headline]:+.1f}"
+                cell += f" [{100 * interval[0]:+.1f}, {100 * interval[1]:+.1f}])" if interval else ")"
+            cells.append(cell)
+        rows.append([name, *cells])
+    return [f"## Acoustic conditions", "", f"{headline} (%) per condition; in brackets the change from "
+            f"{acoustics['baseline']} on the same queries, with its paired bootstrap 95 % interval.", "",
+            *_table(["condition", *tasks], rows)]
+
+
+def _by_condition(axes, result: dict, headline: str) -> None:
+    """Grouped bars: per task, one bar per acoustic condition, with intervals."""
+    conditions, tasks = result["acoustics"]["conditions"], tasks_of(result)
+    width = 0.8 / len(conditions)
+    for number, (name, scores) in enumerate(conditions.items()):
+        x = [i + (number - (len(conditions) - 1) / 2) * width for i in range(len(tasks))]
+        values = [100 * scores[t][headline] for t in tasks]
+        whiskers = None
+        if "intervals" in scores:
+            whiskers = [[v - 100 * scores["intervals"][t][headline][0] for t, v in zip(tasks, values)],
+                        [100 * scores["intervals"][t][headline][1] - v for t, v in zip(tasks, values)]]
+        axes.bar(x, values, width, yerr=whiskers, capsize=2, label=name)
+    axes.axhline(100 * result["random"]["average"][headline], color="black", linestyle="--", linewidth=1)
+    axes.set_xticks(range(len(tasks)), tasks)
+    axes.set_ylabel(f"{headline} (%)")
+    axes.set_ylim(0, 100)
+    axes.set_title("by acoustic condition")
+    axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
 
 
 def _by_depth(axes, cells: list[dict], headline: str) -> None:
@@ -89,8 +132,8 @@ def _by_depth(axes, cells: list[dict], headline: str) -> None:
 
 
 def plot(result: dict, mode: str, title: str, path: Path) -> None:
-    """Bars per task with intervals; a second panel, the headline against depth, when the result is broken
-    down by task and depth."""
+    """Bars per task with intervals; a panel of the headline against depth when the result is broken down by
+    task and depth, and one of the headline per acoustic condition when it has several."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -99,7 +142,8 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
     headline, tasks = HEADLINE[mode], tasks_of(result)
     values = [100 * result[t][headline] for t in tasks]
     depth = result.get("breakdown", {}).get("by") == ["task", "depth"]
-    figure, panels = plt.subplots(1, 1 + depth, figsize=(13 if depth else 7, 3.6), squeeze=False)
+    acoustics = "acoustics" in result
+    figure, panels = plt.subplots(1, 1 + depth + acoustics, figsize=(7 + 6 * (depth + acoustics), 3.6), squeeze=False)
     axes = panels[0][0]
     whiskers = None
     if "intervals" in result:
@@ -114,6 +158,8 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
     axes.legend(loc="upper right")
     if depth:
         _by_depth(panels[0][1], list(result["breakdown"]["cells"].values()), headline)
+    if acoustics:
+        _by_condition(panels[0][-1], result, headline)
     figure.tight_layout()
     figure.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(figure)

@@ -1,9 +1,10 @@
 """Score a system on a split: similarity on the device, reduced by the metric's functional core."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-from reasonaudio_metric.functional import check_count, score
+from reasonaudio_metric.functional import check_count, paired_differences, score
 
 from .systems import EmbeddingSystem, EvalData, System
 
@@ -51,9 +52,10 @@ def breakdown(data: EvalData, columns: tuple[str, ...] = ("depth",)) -> tuple[st
 
 
 def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu", batch_size: int = 32,
-        bootstrap: int = 1000, seed: int = 0, progress: bool = True, by: tuple[str, ...] | None = None) -> dict:
+        bootstrap: int = 1000, seed: int = 0, progress: bool = True, by: tuple[str, ...] | None = None,
+        per_query: bool = False) -> dict:
     """The metric's result dict for `system` on `data`, broken down `by` those query columns (default:
-    task x depth where the queries carry depth)."""
+    task x depth where the queries carry depth); with each query's values when `per_query`."""
     check_settings(mode, device, batch_size, bootstrap)
     by = by or breakdown(data)
     full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
@@ -62,8 +64,31 @@ def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu"
         raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
                          "(queries x clips)")
     if mode == "group":
-        return score(group_matrix(full, data), data.queries, bootstrap=bootstrap, seed=seed, by=by)
-    return score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed, by=by)
+        return score(group_matrix(full, data), data.queries, bootstrap=bootstrap, seed=seed, by=by, per_query=per_query)
+    return score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed, by=by,
+                 per_query=per_query)
+
+
+def run_conditions(system: System, source: str, conditions: list[str], split: str = "test", mode: str = "group",
+                   device: str = "cpu", batch_size: int = 32, bootstrap: int = 1000, seed: int = 0,
+                   progress: bool = True) -> dict:
+    """`run` on the clips of each acoustic condition of a robustness build (the queries are shared). The
+    result is the first condition's (normally clean), with "acoustics": every condition's scores per task,
+    and each further condition's paired difference from the first, with paired bootstrap intervals."""
+    results, tasks = {}, None
+    for condition in conditions:
+        data = EvalData.load(source, split, acoustics=condition)
+        tasks = tasks if tasks is not None else np.asarray(data.queries["task"])
+        results[condition] = run(system, data, mode, device, batch_size, bootstrap, seed, progress, per_query=True)
+    first, *others = conditions
+    values = {c: {m: np.asarray(v) for m, v in results[c].pop("per_query").items() if m != "query_id"} for c in conditions}
+    combined = dict(results[first])
+    combined["acoustics"] = {
+        "baseline": first,
+        "conditions": {c: {k: v for k, v in r.items() if k != "breakdown"} for c, r in results.items()},
+        "differences": {c: paired_differences(values[c], values[first], tasks, bootstrap, seed) for c in others},
+    }
+    return combined
 
 
 def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_rate: int | None = None,

@@ -14,6 +14,7 @@ EXAMPLES = """examples:
   reasonaudio demo                                                  # demo corpus and the baseline table
   reasonaudio generate --out demo --queries-per-task 20            # small demo from the built-in bank
   reasonaudio generate --source esc50:/data/ESC-50 --out reasonaudio --workers 8
+  reasonaudio generate --source esc50:/data/ESC-50 --out robust --acoustics all   # + corpus_noisy, ...
   reasonaudio generate --source esc50:/data/ESC-50 --out part3 --num-shards 10 --shard-index 3
   reasonaudio merge reasonaudio part0 part1 ... part9
   reasonaudio validate reasonaudio
@@ -24,6 +25,7 @@ EXAMPLES = """examples:
 
 
 def _generate_parser(sub) -> None:
+    from .acoustics import presets
     from .pipeline import GenerateConfig
     from .tasks import TASKS
     from .templates import STYLES
@@ -58,6 +60,14 @@ def _generate_parser(sub) -> None:
                         "query shapes within it are drawn (default: all; shapes per task in docs/design.md)")
     p.add_argument("--text-style", default=d.text_style, choices=list(STYLES),
                    help="query templates: one module in generation/templates/ each (default: %(default)s)")
+    p.add_argument("--acoustics", type=lambda text: tuple(filter(None, text.split(","))), default=d.acoustics,
+                   metavar="NAME_OR_FILE[,...]",
+                   help="acoustic condition applied after the mix, one draw per candidate group: a preset (%s), "
+                        "`all` (every preset), or your YAML file of audiomentations transforms (same schema as the "
+                        "presets in generation/acoustics/presets/; transforms that move, stretch, mask or crop audio "
+                        "are refused by name). One condition fills `corpus`; several make a robustness build: the "
+                        "clean mix in `corpus`, each other condition in `corpus_<name>`, queries and qrels shared "
+                        "(default: clean)" % ", ".join(presets()))
     p.add_argument("--workers", type=int, default=d.workers, help="rendering processes (default: %(default)s)")
     p.add_argument("--num-shards", type=int, default=d.num_shards,
                    help="split the rendering into this many independent jobs (default: %(default)s)")
@@ -100,7 +110,7 @@ def _run_generate(args) -> int:
         source=args.source, out=args.out, split=args.split, queries_per_task=args.queries_per_task,
         candidates=args.candidates, atomic_sounds=args.atomic_sounds, clip_seconds=args.clip_seconds,
         sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), events_per_clip=args.events_per_clip,
-        depth=args.depth, text_style=args.text_style, skip_bad_sources=args.skip_bad_sources,
+        depth=args.depth, text_style=args.text_style, acoustics=args.acoustics, skip_bad_sources=args.skip_bad_sources,
         force=args.force, workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, progress=not args.quiet)
     record = generate(config)
     print_summary(record, args.split, args.out)

@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 
 from reasonaudio_dataset.card import CARD_RECORD, RECORDS, load_records, record_files
-from reasonaudio_dataset.schema import CONFIGS
+from reasonaudio_dataset.schema import CONDITION_CONFIG, CONFIGS, is_config
 
 CARD = "README.md"
-DATA_NAME = re.compile(rf"^({'|'.join(CONFIGS)})/[^/]+\.parquet$")
-LEFTOVER = re.compile(rf"^(({'|'.join(CONFIGS)})/)?\.[^/]+\.partial$")   # a killed run's half-written file
+CONFIG_NAME = "|".join(CONFIGS + (CONDITION_CONFIG.pattern.strip("^$"),))
+DATA_NAME = re.compile(rf"^({CONFIG_NAME})/[^/]+\.parquet$")
+LEFTOVER = re.compile(rf"^(({CONFIG_NAME})/)?\.[^/]+\.partial$")   # a killed run's half-written file
 
 
 class ForeignFiles(FileExistsError):
@@ -63,7 +64,7 @@ def survey(out: Path) -> tuple[list[str], list[str]]:
         if entry.name == CARD and not entry.is_dir():
             if not card_is_ours(out):
                 foreign.append(CARD)
-        elif entry.name in CONFIGS and entry.is_dir():
+        elif is_config(entry.name) and entry.is_dir():
             for path in sorted(entry.rglob("*")):
                 relative = path.relative_to(out).as_posix()
                 if path.is_dir() or LEFTOVER.match(relative):

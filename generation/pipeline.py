@@ -22,8 +22,10 @@ from tqdm.auto import tqdm
 import pyarrow.parquet as pq
 
 from reasonaudio_dataset.card import RECORDS, write_card, write_json
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, corpus_config, data_file, data_pattern
 
+from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
+from .acoustics.chain import group_chain
 from .bank import SoundBank, build_bank
 from .layout import check_output_folder
 from .relations import judge_corpus
@@ -58,6 +60,7 @@ class GenerateConfig:
     events_per_clip: tuple[int, int] = EVENTS_PER_CLIP   # sounds per clip, drawn per group (equal within one)
     depth: tuple[int, int] = ALL_DEPTHS                  # atoms per query: shapes outside are left out
     text_style: str = DEFAULT_STYLE
+    acoustics: tuple[str, ...] = (CLEAN,)               # conditions (preset names or YAML files); "all": every preset
     skip_bad_sources: bool = False
     # how the work is done, not what it makes: left out of the fingerprint
     force: bool = False          # write beside unrelated files in --out (never over a foreign README.md)
@@ -93,14 +96,45 @@ class GenerateConfig:
             problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
                             f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "
                             "lost, and audio-text models take 16 kHz or more")
+        try:
+            object.__setattr__(self, "conditions", resolve_conditions(self.acoustics))
+        except ConditionError as error:
+            problems.append(str(error))
         if problems:
             raise ValueError("; ".join(problems))
 
     def content(self) -> dict:
-        """The parameters that decide the corpus (not how it is computed)."""
+        """The parameters that decide the corpus (not how it is computed); the acoustic conditions' specs
+        (not their names or files) when there is more than the clean mix."""
         keep = ("source", "split", "queries_per_task", "candidates", "atomic_sounds", "clip_seconds",
                 "sample_rate", "seed", "tasks", "events_per_clip", "depth", "text_style", "skip_bad_sources")
-        return {k: list(v) if k in ("events_per_clip", "depth") else v for k, v in asdict(self).items() if k in keep}
+        content = {k: list(v) if k in ("events_per_clip", "depth") else v for k, v in asdict(self).items() if k in keep}
+        if [c.name for c in self.conditions] != [CLEAN]:
+            content["acoustics"] = [c.spec for c in self.conditions]
+        return content
+
+    def corpus_configs(self) -> dict[str, Condition]:
+        return corpus_configs(self.conditions)
+
+
+def corpus_configs(conditions: list[Condition]) -> dict[str, Condition]:
+    """Where each condition's clips go: one condition fills `corpus`; a robustness build puts the clean
+    mix in `corpus` and each further condition in `corpus_<name>`."""
+    if len(conditions) == 1:
+        return {"corpus": conditions[0]}
+    return {corpus_config(None if c.name == CLEAN else c.name): c for c in conditions}
+
+
+def resolve_conditions(names) -> list[Condition]:
+    """The conditions of `--acoustics`: "all" is every preset; several conditions always include clean first."""
+    names = [n for name in names for n in (presets() if name == "all" else [name])]
+    conditions = [load_condition(name) for name in dict.fromkeys(names)]
+    if len(conditions) > 1 and all(c.name != CLEAN for c in conditions):
+        conditions.insert(0, load_condition(CLEAN))
+    seen = Counter(c.name for c in conditions)
+    if any(n > 1 for n in seen.values()):
+        raise ConditionError(f"two acoustic conditions share a name: {sorted(n for n, k in seen.items() if k > 1)}")
+    return sorted(conditions, key=lambda c: c.name != CLEAN)
 
 
 @dataclass
@@ -117,12 +151,12 @@ class Plan:
                                        [query_row(q) for q in self.queries],
                                        {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips})
 
-    def corpus_files(self) -> list[tuple[str, int, int]]:
-        """(relative path, first clip, end clip) for each corpus file; at most 500 MB even as raw PCM."""
+    def corpus_files(self, config: str = "corpus") -> list[tuple[str, int, int]]:
+        """(relative path, first clip, end clip) for each file of a corpus config; at most 500 MB even as raw PCM."""
         raw_bytes = self.config.clip_seconds * self.config.sample_rate * 2
         per_file = max(AUDIO_ROWS_PER_GROUP, int(0.9 * MAX_SHARD_BYTES / raw_bytes) // AUDIO_ROWS_PER_GROUP * AUDIO_ROWS_PER_GROUP)
         count = -(-len(self.clips) // per_file)
-        return [(data_file("corpus", self.config.split, i, count), i * per_file, min(len(self.clips), (i + 1) * per_file))
+        return [(data_file(config, self.config.split, i, count), i * per_file, min(len(self.clips), (i + 1) * per_file))
                 for i in range(count)]
 
 
@@ -200,9 +234,23 @@ def _init_worker(bank: SoundBank) -> None:
     _BANK = bank
 
 
-def _render_rows(job: tuple[list, float]) -> list[bytes]:
-    timelines, clip_seconds = job
-    return [encode_flac(render(events, _BANK, clip_seconds), _BANK.sample_rate) for events in timelines]
+CLEAN_ACOUSTICS = json.dumps({"condition": CLEAN, "transforms": []})
+
+
+def _render_rows(job: tuple) -> list[tuple[bytes, str]]:
+    """FLAC bytes and `acoustics` JSON of each clip; a condition's chain is drawn once per group (whose
+    clips are consecutive) and kept while its clips last."""
+    timelines, clip_seconds, condition, groups, plan_seed, split = job
+    rows, chain = [], None
+    for events, (query_id, members) in zip(timelines, groups):
+        clip = render(events, _BANK, clip_seconds)
+        if condition.clean:
+            rows.append((encode_flac(clip, _BANK.sample_rate), CLEAN_ACOUSTICS))
+            continue
+        if chain is None or chain.query_id != query_id:
+            chain = group_chain(condition, plan_seed, split, query_id, members, _BANK, clip_seconds)
+        rows.append((encode_flac(chain(clip), _BANK.sample_rate), json.dumps(chain.parameters())))
+    return rows
 
 
 def _bounded_map(function, jobs, pool, window: int):
@@ -220,19 +268,28 @@ def _bounded_map(function, jobs, pool, window: int):
         yield pending.popleft().get()
 
 
-def _corpus_batches(plan: Plan, first: int, end: int, pool, bar):
+def group_members(query: QueryPlan) -> tuple:
+    """Every event of a query's candidates: the group an acoustic condition draws its parameters for."""
+    return tuple(event for candidate in query.candidates for event in candidate.events)
+
+
+def _corpus_batches(plan: Plan, first: int, end: int, pool, bar, condition: Condition):
     phrases = {s.label: s.phrase for s in plan.bank.sounds}
     starts = range(first, end, AUDIO_ROWS_PER_GROUP)
-    jobs = (([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]], plan.config.clip_seconds)
+    members = {} if condition.clean else {q.query_id: group_members(q) for q in plan.queries}
+    jobs = (([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]], plan.config.clip_seconds,
+             condition, [(q.query_id, members.get(q.query_id)) for q, _ in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]],
+             plan.config.seed, plan.config.split)
             for s in starts)
     results = _bounded_map(_render_rows, jobs, pool, window=2 * plan.config.workers)
-    for start, flacs in zip(starts, results):
+    for start, rendered in zip(starts, results):
         rows = []
-        for (query, candidate), flac in zip(plan.clips[start:start + len(flacs)], flacs):
+        for (query, candidate), (flac, acoustics) in zip(plan.clips[start:start + len(rendered)], rendered):
             rows.append({
                 "id": candidate.clip_id, "clip_id": candidate.clip_id, "audio": {"bytes": flac, "path": f"{candidate.clip_id}.flac"},
                 "task": query.task, "query_id": query.query_id, "duration": plan.config.clip_seconds,
                 "events": [e.to_dict() for e in candidate.events], "caption": caption(candidate.events, phrases),
+                "acoustics": acoustics,
             })
         bar.update(len(rows))
         yield rows
@@ -242,26 +299,27 @@ def render_corpus(plan: Plan, out: Path) -> list[str]:
     """Render this job's corpus files that are not already complete; returns the files it wrote."""
     config, stamp = plan.config, {"fingerprint": plan.fingerprint, "split": plan.config.split}
     todo = []
-    for index, (relative, first, end) in enumerate(plan.corpus_files()):
-        if index % config.num_shards != config.shard_index:
-            continue
-        if locate(out, relative, plan.fingerprint) is None:
-            todo.append((relative, first, end))
-    total = sum(end - first for _, first, end in todo)
+    for corpus, condition in config.corpus_configs().items():
+        for index, (relative, first, end) in enumerate(plan.corpus_files(corpus)):
+            if index % config.num_shards != config.shard_index:
+                continue
+            if locate(out, relative, plan.fingerprint) is None:
+                todo.append((relative, first, end, corpus, condition))
+    total = sum(end - first for _, first, end, _, _ in todo)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     pool = context.Pool(config.workers, _init_worker, (plan.bank,)) if config.workers > 1 and todo else None
     if pool is None:
         _init_worker(plan.bank)
     try:
         with tqdm(total=total, desc=f"rendering {config.split}", unit="clip", disable=not config.progress) as bar:
-            for relative, first, end in todo:
-                write_table(out / STAGING / relative, "corpus", _corpus_batches(plan, first, end, pool, bar), stamp,
-                            row_group_size=AUDIO_ROWS_PER_GROUP)
+            for relative, first, end, corpus, condition in todo:
+                write_table(out / STAGING / relative, corpus, _corpus_batches(plan, first, end, pool, bar, condition),
+                            stamp, row_group_size=AUDIO_ROWS_PER_GROUP)
     finally:
         if pool is not None:
             pool.close()
             pool.join()
-    return [relative for relative, _, _ in todo]
+    return [relative for relative, *_ in todo]
 
 
 def locate(out: Path, relative: str, fingerprint: str) -> Path | None:
@@ -312,7 +370,8 @@ def split_record(plan: Plan) -> dict:
     return {
         "fingerprint": plan.fingerprint, "parameters": plan.config.content(),
         "files": [data_file(c, plan.config.split) for c in ("queries", "qrels", "sources")]
-        + [relative for relative, _, _ in plan.corpus_files()],
+        + [relative for corpus in plan.config.corpus_configs() for relative, _, _ in plan.corpus_files(corpus)],
+        "acoustics": {corpus: condition.name for corpus, condition in plan.config.corpus_configs().items()},
         "counts": {"queries": len(plan.queries), "clips": len(plan.clips), "atomic_sounds": len(plan.bank.sounds),
                    "classes": len(plan.bank.by_label()),
                    "queries_per_task": {t: sum(q.task == t for q in plan.queries) for t in plan.config.tasks},

@@ -21,16 +21,28 @@ def fit(sound, length: int) -> np.ndarray:
     return np.tile(period, length // len(period) + 1)[:length]
 
 
+def event_piece(event: Event, bank, clip_length: int) -> tuple[int, np.ndarray]:
+    """Where an event starts (sample) and the faded, gained samples it adds to the mix."""
+    rate, sound = bank.sample_rate, bank[event.source_id]
+    start, stop = int(round(event.onset * rate)), min(int(round(event.offset * rate)), clip_length)
+    piece = fit(sound, stop - start) if sound.kind == "continuous" else sound.samples[: stop - start]
+    return start, fade(piece, rate) * np.float32(10 ** (event.gain_db / 20))
+
+
 def render(events: tuple[Event, ...], bank, clip_seconds: float) -> np.ndarray:
-    rate = bank.sample_rate
-    clip = np.zeros(int(round(clip_seconds * rate)), dtype=np.float32)
+    clip = np.zeros(int(round(clip_seconds * bank.sample_rate)), dtype=np.float32)
     for event in events:
-        sound = bank[event.source_id]
-        start, stop = int(round(event.onset * rate)), int(round(event.offset * rate))
-        stop = min(stop, len(clip))
-        piece = fit(sound, stop - start) if sound.kind == "continuous" else sound.samples[: stop - start]
-        clip[start:start + len(piece)] += fade(piece, rate) * np.float32(10 ** (event.gain_db / 20))
+        start, piece = event_piece(event, bank, len(clip))
+        clip[start:start + len(piece)] += piece
     return clip
+
+
+def quietest_rms(events, bank, clip_seconds: float) -> float:
+    """The RMS of the quietest of these events while it sounds: the level acoustic conditions measure
+    noise against, so that every annotated sound stays above the noise by the condition's SNR."""
+    length = int(round(clip_seconds * bank.sample_rate))
+    return min(float(np.sqrt(np.mean(np.square(event_piece(event, bank, length)[1], dtype=np.float64))))
+               for event in set(events))
 
 
 _SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())

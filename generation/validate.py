@@ -26,8 +26,10 @@ from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, da
 
 from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB, AtomicSound, SoundBank, frame_rms,
                    from_pcm16, longest_inaudible, seam_dip_db)
+from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_from_spec
+from .acoustics.chain import group_chain
 from .layout import CARD, survey
-from .pipeline import SOURCE_FIELDS, caption, fingerprint
+from .pipeline import CLEAN_ACOUSTICS, SOURCE_FIELDS, caption, corpus_configs, fingerprint
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, judge_corpus, relevant
 from .render import decode_pcm16, render
 from .relations import depth, mentioned
@@ -130,7 +132,7 @@ def _file_findings(out: Path, record: dict) -> list[str]:
             findings.append(f"{relative} belongs to another corpus (fingerprint {stamp.get('fingerprint')})")
         if path.stat().st_size > MAX_SHARD_BYTES:
             findings.append(f"{relative} is {path.stat().st_size / 1e6:.0f} MB (> 500 MB)")
-        if relative.startswith(("corpus/", "sources/")) and meta.num_row_groups:
+        if relative.startswith(("corpus", "sources/")) and meta.num_row_groups:
             big = max(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
             if big > AUDIO_ROWS_PER_GROUP:
                 findings.append(f"{relative} has row groups of {big} rows (> {AUDIO_ROWS_PER_GROUP})")
@@ -303,10 +305,81 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     if recomputed != record["fingerprint"]:
         findings.append(f"the tables give fingerprint {recomputed}, their files are stamped {record['fingerprint']}: "
                         "rows were edited, added or dropped after generation")
+    conditions, problems = _conditions(record)
+    findings += problems
+    if conditions:
+        findings += _acoustics_findings(out, record, conditions, corpus)
     if not quick:
         positives = {q["query_id"]: clips[q["positive"]]["timeline"] for q in queries if q["positive"] in clips}
+        members = {q["query_id"]: tuple(e for cid in q["candidates"] if cid in clips for e in clips[cid]["timeline"])
+                   for q in queries}
         findings += _audio_findings(out, record, params, workers, progress,
-                                    {qid: (atoms, positives[qid]) for qid, atoms in atoms_of.items()})
+                                    {qid: (atoms, positives[qid]) for qid, atoms in atoms_of.items()},
+                                    (conditions or {}, members))
+    return findings
+
+
+# Acoustic conditions: re-checked from the specs the record holds, then every clip's parameters.
+def _conditions(record: dict) -> tuple[dict[str, Condition], list[str]]:
+    """The condition of each corpus config, each spec checked again against the rules (a spec edited in the
+    record to hold a refused transform is a finding), and the configs laid out as generate lays them out."""
+    specs = record["parameters"].get("acoustics", [{"name": CLEAN, "transforms": []}])
+    conditions, findings = [], []
+    for index, spec in enumerate(specs if isinstance(specs, list) else [specs]):
+        try:
+            conditions.append(condition_from_spec(spec, f"record parameters.acoustics[{index}]"))
+        except ConditionError as error:
+            findings.append(str(error))
+    if findings:
+        return {}, findings
+    expected = corpus_configs(conditions)
+    recorded = record.get("acoustics", {"corpus": CLEAN})
+    if {config: c.name for config, c in expected.items()} != recorded:
+        return {}, [f"the record lays the conditions out as {recorded}, generate would as "
+                    f"{ {config: c.name for config, c in expected.items()} }"]
+    missing = [config for config in expected if not any(f.startswith(f"{config}/") for f in record["files"])]
+    return expected, [f"the record declares no file of config {config}" for config in missing]
+
+
+def _room_findings(at: str, steps: list) -> list[str]:
+    rooms = [s for s in steps if isinstance(s, dict) and s.get("transform") == "RoomSimulator"]
+    return [f"{at}: a room with RT60 {max(s.get('target_rt60', 0), s.get('rt60', 0)):.2f} s (> {MAX_RT60} s: a tail "
+            "that long carries a sound past the 0.5 s margins)"
+            for s in rooms if max(s.get("target_rt60", 0), s.get("rt60", 0)) > MAX_RT60]
+
+
+def _acoustics_findings(out: Path, record: dict, conditions: dict[str, Condition], corpus: Table) -> list[str]:
+    """Each corpus config holds the main corpus's clips (same ids, events and captions, in order) and, per
+    clip, its condition's parameters: one draw per candidate group, rooms within the RT60 bound."""
+    findings = []
+    reference = [(c["clip_id"], c["query_id"], c["events"], c["caption"]) for c in corpus]
+    for config, condition in conditions.items():
+        rows = Table()
+        for relative in (f for f in record["files"] if f.startswith(f"{config}/")):
+            found, problems = _read(out, relative, ["clip_id", "query_id", "events", "caption", "acoustics"])
+            rows.extend(found)
+            findings += problems
+        if config != "corpus" and [(r["clip_id"], r["query_id"], r["events"], r["caption"]) for r in rows] != reference:
+            findings.append(f"{config}: its clips, events or captions differ from corpus's (a condition changes audio only)")
+        drawn = {}
+        for row in rows:
+            at = f"{row['_at']} ({row['clip_id']})"
+            if condition.clean:
+                if row["acoustics"] != CLEAN_ACOUSTICS:
+                    findings.append(f"{at}: acoustics {row['acoustics'][:80]!r} on a clean clip")
+                continue
+            try:
+                parameters = json.loads(row["acoustics"])
+                name, steps = parameters["condition"], parameters["transforms"]
+            except (ValueError, TypeError, KeyError) as error:
+                findings.append(f"{at}: acoustics is not a condition's parameters ({error})")
+                continue
+            if name != condition.name:
+                findings.append(f"{at}: acoustics names condition {name!r}, its config holds {condition.name!r}")
+            if drawn.setdefault(row["query_id"], row["acoustics"]) != row["acoustics"]:
+                findings.append(f"{at}: acoustics differ from another clip of its group {row['query_id']}: every "
+                                "version of a minimal pair must get the same draw")
+            findings += _room_findings(at, steps)
     return findings
 
 
@@ -345,17 +418,23 @@ def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, li
     return (None if findings else SoundBank(tuple(sounds), rate)), findings
 
 
-def _init_worker(bank: SoundBank) -> None:
-    global _BANK
-    _BANK = bank
+_GROUPS: tuple = ({}, {})          # (condition of each corpus config, every event of each query's group)
 
 
-def _row_group_findings(job: tuple[str, int, float]) -> list[str]:
-    path, group, clip_seconds = job
-    table = pq.ParquetFile(path).read_row_group(group, columns=["clip_id", "audio", "events"])
+def _init_worker(bank: SoundBank, groups: tuple = ({}, {})) -> None:
+    global _BANK, _GROUPS
+    _BANK, _GROUPS = bank, groups
+
+
+def _row_group_findings(job: tuple) -> list[str]:
+    path, group, clip_seconds, config, plan_seed, split = job
+    condition = _GROUPS[0].get(config)
+    columns = ["clip_id", "audio", "events", "query_id"] + (["acoustics"] if condition and not condition.clean else [])
+    table = pq.ParquetFile(path).read_row_group(group, columns=columns)
     relative = "/".join(Path(path).parts[-2:])
-    findings = []
-    for index, (clip_id, audio, events) in enumerate(zip(*(table.column(c).to_pylist() for c in table.column_names))):
+    findings, chain = [], None
+    for index, row in enumerate(table.to_pylist()):
+        clip_id, audio, events = row["clip_id"], row["audio"], row["events"]
         at = f"{relative} row {group * AUDIO_ROWS_PER_GROUP + index} ({clip_id})"
         try:
             stored, rate = decode_pcm16(audio["bytes"])
@@ -375,6 +454,16 @@ def _row_group_findings(job: tuple[str, int, float]) -> list[str]:
         except KeyError as error:
             findings.append(f"{at}: an event names a sound missing from sources ({error})")
             continue
+        if "acoustics" in row:
+            if row["query_id"] not in _GROUPS[1]:
+                findings.append(f"{at}: its query {row['query_id']!r} is not in queries")
+                continue
+            if chain is None or chain.query_id != row["query_id"]:
+                chain = group_chain(condition, plan_seed, split, row["query_id"], _GROUPS[1][row["query_id"]], _BANK,
+                                    clip_seconds)
+            if json.loads(row["acoustics"]) != json.loads(json.dumps(chain.parameters())):
+                findings.append(f"{at}: its acoustics are not the draw its group's seed gives")
+            rendered = chain(rendered)
         rendered *= np.float32(32767)           # the scale of the stored samples: rounding differs by <= 0.5
         np.clip(rendered, -32767, 32767, out=rendered)
         rendered -= stored
@@ -418,24 +507,26 @@ def _overlap_findings(bank: SoundBank, positives: dict) -> list[str]:
     return findings
 
 
-def _audio_findings(out: Path, record: dict, params: dict, workers: int, progress: bool, positives: dict) -> list[str]:
+def _audio_findings(out: Path, record: dict, params: dict, workers: int, progress: bool, positives: dict,
+                    groups: tuple) -> list[str]:
     bank, findings = _load_bank(out, record, params["sample_rate"])
     if bank is None:
         return findings
     findings += _overlap_findings(bank, positives)
-    jobs = [(str(out / relative), group, params["clip_seconds"])
-            for relative in record["files"] if relative.startswith("corpus/")
+    configs = groups[0] or {"corpus": None}
+    jobs = [(str(out / relative), group, params["clip_seconds"], relative.split("/")[0], params["seed"], params["split"])
+            for relative in record["files"] if relative.split("/")[0] in configs
             for group in range(pq.ParquetFile(out / relative).metadata.num_row_groups)]
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     bar = tqdm(total=len(jobs) * AUDIO_ROWS_PER_GROUP, desc=f"checking audio ({record['parameters']['split']})",
                unit="clip", disable=not progress)
     if workers > 1:
-        with context.Pool(workers, _init_worker, (bank,)) as pool:
+        with context.Pool(workers, _init_worker, (bank, groups)) as pool:
             for found in pool.imap(_row_group_findings, jobs):
                 findings += found
                 bar.update(AUDIO_ROWS_PER_GROUP)
     else:
-        _init_worker(bank)
+        _init_worker(bank, groups)
         for job in jobs:
             findings += _row_group_findings(job)
             bar.update(AUDIO_ROWS_PER_GROUP)

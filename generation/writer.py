@@ -8,14 +8,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from reasonaudio_dataset.schema import FEATURES
+from reasonaudio_dataset.schema import features
 
 METADATA_KEY = b"reasonaudio"
 
 
 def write_table(path: Path, config: str, rows_or_batches, stamp: dict, row_group_size: int | None = None) -> None:
     """Write rows (a list, or an iterable of lists written as they come) atomically, stamped with `stamp`."""
-    schema = FEATURES[config].arrow_schema
+    schema = features(config).arrow_schema
     schema = schema.with_metadata({**(schema.metadata or {}), METADATA_KEY: json.dumps(stamp).encode()})
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")

@@ -11,7 +11,7 @@ from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.splits import SplitDict, SplitInfo
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from .schema import CONFIGS, FEATURES, SPLITS, data_pattern
+from .schema import CONFIGS, SPLITS, data_pattern, features
 
 TEMPLATE = Path(__file__).with_name("card_template.md")
 RECORDS = ".reasonaudio"
@@ -51,18 +51,30 @@ def _size_category(clips: int) -> str:
     return next((name for bound, name in bounds if clips < bound), "1M<n<10M")
 
 
+def folder_configs(records: dict[str, dict]) -> dict[str, list[str]]:
+    """Each config of the folder with the splits that hold it: the four tables, and the `corpus_<condition>`
+    configs of robustness builds."""
+    configs = {config: list(records) for config in CONFIGS}
+    for split, record in records.items():
+        for config in record.get("acoustics", {}):
+            if config not in CONFIGS:
+                configs.setdefault(config, []).append(split)
+    return configs
+
+
 def card_data(out: Path, records: dict[str, dict]) -> DatasetCardData:
     licenses = sorted({text for record in records.values() for text in record["licenses"]})
     clips = sum(record["counts"]["clips"] for record in records.values())
+    configs = folder_configs(records)
     data = DatasetCardData(
         pretty_name="ReasonAudio", license=hub_license(licenses), language=["en"],
         size_categories=[_size_category(clips)], task_categories=["audio-classification"],
         tags=["audio", "retrieval", "text-to-audio-retrieval", "reasoning", "benchmark", "mteb"],
         configs=[{"config_name": config, "data_files": [{"split": split, "path": data_pattern(config, split)}
-                                                        for split in records]} for config in CONFIGS],
+                                                        for split in splits]} for config, splits in configs.items()],
     )
-    DatasetInfosDict({config: DatasetInfo(config_name=config, features=FEATURES[config],
-                                          splits=_split_infos(out, config, records)) for config in CONFIGS}
+    DatasetInfosDict({config: DatasetInfo(config_name=config, features=features(config),
+                                          splits=_split_infos(out, config, splits)) for config, splits in configs.items()}
                      ).to_dataset_card_data(data)
     return data
 
@@ -73,7 +85,10 @@ def _split_section(split: str, record: dict) -> str:
     examples = "\n".join(f"* **{task}** — query: “{ex['query']}” — its positive: {ex['positive_caption']}"
                          for task, ex in record["examples"].items())
     skipped = "\n".join(f"  * `{s['origin']}`: {s['reason']}" for s in record["skipped_sources"]) or "  * none"
-    parameters = ", ".join(f"`{k}={v}`" for k, v in params.items() if k not in ("tasks",))
+    parameters = ", ".join(f"`{k}={v}`" for k, v in params.items() if k not in ("tasks", "acoustics"))
+    descriptions = {spec["name"]: spec["description"] for spec in params.get("acoustics", [])}
+    acoustics = "\n".join(f"| `{config}` | {name} | {descriptions.get(name) or 'the rendered mix as it is'} |"
+                           for config, name in record.get("acoustics", {"corpus": "clean"}).items())
     shapes = "\n".join(f"| {c['task']} | `{c['shape']}` | {c['depth']} | {c['sounds']} | {c['queries']} |"
                        for c in counts.get("shapes", []))
     return (f"### Split `{split}`\n\n{counts['queries']} queries, {counts['clips']} clips "
@@ -84,6 +99,8 @@ def _split_section(split: str, record: dict) -> str:
             f"Query shapes (depth: atoms per query; sounds: classes it names), drawn evenly within each task, with "
             f"{'-'.join(map(str, params.get('events_per_clip', [3, 3])))} sounds per clip:\n\n"
             f"| task | shape | depth | sounds | queries |\n|---|---|---:|---:|---:|\n{shapes}\n\n"
+            f"Acoustic conditions (each clip's exact parameters are in its `acoustics` column; every clip of a "
+            f"candidate group gets the same draw):\n\n| config | condition | what it does |\n|---|---|---|\n{acoustics}\n\n"
             f"Examples:\n\n{examples}\n\nSources skipped as unreadable or unusable:\n{skipped}\n\n"
             f"Licences of the sounds: {'; '.join(record['licenses'])}\n\n{_attributions(record)}Generated with {parameters} "
             f"(fingerprint `{record['fingerprint']}`); `reasonaudio generate` with these reproduces it.\n")

@@ -7,6 +7,7 @@ after decoding whatever the decoder, so the arrays stay identical either way.
 from __future__ import annotations
 
 import io
+import json
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import datasets
 import numpy as np
+
+from .card import RECORDS
 
 MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
 TABLES = ("queries", "corpus", "qrels")
@@ -77,14 +80,47 @@ def audio_decoder(sampling_rate: int | None = None, backend: str | None = None):
     return transform
 
 
+def conditions_of(path_or_repo: str, split: str = "test") -> dict[str, str]:
+    """The acoustic conditions of a split and the config holding each ({"clean": "corpus", "noisy":
+    "corpus_noisy", ...}), from the split's record (a local folder, or the Hub repository's records)."""
+    relative = f"{RECORDS}/{split}.json"
+    path = Path(path_or_repo) / relative
+    if not Path(path_or_repo).exists():
+        try:
+            from huggingface_hub import hf_hub_download
+
+            path = Path(hf_hub_download(path_or_repo, relative, repo_type="dataset"))
+        except Exception:  # offline, or no such repository: the naming convention still applies
+            return {}
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {name: config for config, name in record.get("acoustics", {"corpus": "clean"}).items()}
+
+
+def corpus_of(path_or_repo: str, split: str, acoustics: str | None) -> str:
+    """The config that holds the clips under condition `acoustics` (None: the main `corpus`)."""
+    if acoustics is None:
+        return "corpus"
+    known = conditions_of(path_or_repo, split)
+    if known and acoustics not in known:
+        raise ValueError(f"{path_or_repo} has no acoustic condition {acoustics!r} in split {split!r}; it has "
+                         f"{sorted(known)}")
+    return known.get(acoustics) or ("corpus" if acoustics == "clean" else f"corpus_{acoustics}")
+
+
 def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "test",
-                     sampling_rate: int | None = None, backend: str | None = None) -> ReasonAudioSplit:
+                     sampling_rate: int | None = None, backend: str | None = None,
+                     acoustics: str | None = None) -> ReasonAudioSplit:
     """Queries, corpus and qrels of one split; `task` keeps that task's queries and clips only (and the
-    qrels among them), so corpus retrieval then ranks within the task."""
+    qrels among them), so corpus retrieval then ranks within the task. `acoustics` picks the clips of one
+    acoustic condition of a robustness build ("noisy", ...; default: the main corpus)."""
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
     if Path(path_or_repo).exists():
         _check_folder(Path(path_or_repo), split)
-    queries, corpus, qrels = (load_table(path_or_repo, table, split) for table in TABLES)
+    queries, qrels = (load_table(path_or_repo, table, split) for table in ("queries", "qrels"))
+    corpus = load_table(path_or_repo, corpus_of(path_or_repo, split, acoustics), split)
     if task is not None:
         tasks = sorted(set(queries["task"]))
         if task not in tasks:

@@ -1,7 +1,10 @@
 """The published layout (DESIGN §6): one `datasets.Features` per config, shared by writer, card and loaders.
 
 `id` (queries, corpus) and `query-id`/`corpus-id` (qrels) repeat `query_id`/`clip_id` under the
-names of MTEB's retrieval convention, so MTEB's loader reads the folder as it is."""
+names of MTEB's retrieval convention, so MTEB's loader reads the folder as it is. A robustness build
+adds `corpus_<condition>` configs: the same clips under another acoustic condition, same features."""
+import re
+
 from datasets import Audio, Features, List, Value
 
 EVENT = {
@@ -19,6 +22,7 @@ FEATURES = {
     "corpus": Features({
         "id": Value("string"), "clip_id": Value("string"), "audio": Audio(), "task": Value("string"), "query_id": Value("string"),
         "duration": Value("float32"), "events": List(EVENT), "caption": Value("string"),
+        "acoustics": Value("string"),
     }),
     "qrels": Features({"query_id": Value("string"), "clip_id": Value("string"), "score": Value("int8"),
                        "query-id": Value("string"), "corpus-id": Value("string")}),
@@ -29,6 +33,7 @@ FEATURES = {
     }),
 }
 CONFIGS = tuple(FEATURES)
+CONDITION_CONFIG = re.compile(r"^corpus_[a-z][a-z0-9_]{0,31}$")   # the corpus under a further acoustic condition
 SPLITS = ("train", "validation", "test")
 AUDIO_ROWS_PER_GROUP = 100          # the Hub viewer reads audio tables a row group at a time
 MAX_SHARD_BYTES = 500_000_000
@@ -40,3 +45,16 @@ def data_file(config: str, split: str, index: int = 0, count: int = 1) -> str:
 
 def data_pattern(config: str, split: str) -> str:
     return f"{config}/{split}-*.parquet"
+
+
+def is_config(name: str) -> bool:
+    return name in CONFIGS or bool(CONDITION_CONFIG.match(name))
+
+
+def features(config: str) -> Features:
+    return FEATURES["corpus" if CONDITION_CONFIG.match(config) else config]
+
+
+def corpus_config(condition: str | None = None) -> str:
+    """The config that holds the clips under `condition` in a robustness build (None: the main corpus)."""
+    return "corpus" if condition is None else f"corpus_{condition}"

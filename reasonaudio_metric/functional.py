@@ -400,6 +400,24 @@ def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarra
     return out
 
 
+def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.ndarray], tasks: np.ndarray,
+                       resamples: int, seed: int, confidence: float = 0.95) -> dict:
+    """How much `values` gain over `baseline` on the same queries (negative: a drop), per task and on the
+    macro average, with paired bootstrap intervals: one resample of queries (within tasks) serves both, so
+    the interval is of the difference, not of two independent means. E.g. a model under a noisy condition
+    against itself on the clean clips. Returns {"difference": {task: {metric: d}}, "intervals": ...}."""
+    check_count("resamples", resamples, 0)
+    tasks = np.asarray(tasks)
+    difference = {metric: np.asarray(values[metric], dtype=np.float64) - np.asarray(baseline[metric], dtype=np.float64)
+                  for metric in values}
+    if any(d.shape != tasks.shape for d in difference.values()):
+        raise ValueError("values, baseline and tasks must give one entry per query, the same queries in the same order")
+    out = {"difference": _by_task(difference, tasks)}
+    if resamples:
+        out["intervals"] = bootstrap_intervals(difference, tasks, resamples, seed, confidence)
+    return out
+
+
 def _by_task(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
     names = task_names(tasks)
     out = {t: {m: float(v[tasks == t].mean()) for m, v in values.items()} for t in names}

@@ -24,11 +24,13 @@ class EvalData:
     source: str
     split: str = "test"
     sources: datasets.Dataset | None = None
+    acoustics: str | None = None       # the acoustic condition of `corpus` (None: the main corpus)
 
     @classmethod
-    def load(cls, path_or_repo: str, split: str = "test") -> "EvalData":
-        tables = load_reasonaudio(path_or_repo, split=split)
-        return cls(tables.queries, tables.corpus.with_format(None), tables.qrels, path_or_repo, split)
+    def load(cls, path_or_repo: str, split: str = "test", acoustics: str | None = None) -> "EvalData":
+        tables = load_reasonaudio(path_or_repo, split=split, acoustics=acoustics)
+        return cls(tables.queries, tables.corpus.with_format(None), tables.qrels, path_or_repo, split,
+                   acoustics=acoustics)
 
     def phrases(self) -> dict[str, set[str]]:
         """Every phrase the split's atomic sounds give each label: how the query texts name the sounds."""

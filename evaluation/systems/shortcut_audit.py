@@ -79,7 +79,7 @@ class ShortcutAudit(System):
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         try:
-            train = EvalData.load(self.train or data.source, split="train")
+            train = EvalData.load(self.train or data.source, split="train", acoustics=data.acoustics)  # same condition
         except (ValueError, FileNotFoundError) as error:
             raise ValueError(f"shortcut-audit needs a train split of disjoint recordings (reasonaudio generate "
                              f"--split train, or shortcut-audit:?train=DIR): {error}") from None

@@ -1,0 +1,55 @@
+"""Cost of the acoustic conditions, as ratios against the clean rendering measured in the same run.
+
+    python bench/acoustics_bench.py [--esc50 ../shared/data/esc50-subset] [--queries 40] [--full noisy ...]
+
+1. One worker, 44.1 kHz, the whole run (bank, plan, render, FLAC, Parquet) per clip under each preset,
+   beside `clean`; targets: noisy and telephone at most ~1.5x clean, reverberant at most 2x.
+2. With --full: the full default split (10,000 clips) under each named preset on 2 workers, against
+   the 240 s target.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+from generate_bench import DEFAULT_ESC50, REASONAUDIO, run_measured
+
+TARGETS = {"noisy": 1.5, "telephone": 1.5, "reverberant": 2.0}
+PRESETS = ("clean", "noisy", "reverberant", "telephone", "wild")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--esc50", type=Path, default=DEFAULT_ESC50)
+    parser.add_argument("--queries", type=int, default=40, help="queries per task of the one-worker runs (x50 clips)")
+    parser.add_argument("--full", nargs="*", default=[], metavar="PRESET",
+                        help="also build the full default split under these presets on 2 workers")
+    args = parser.parse_args()
+    if not (args.esc50 / "meta" / "esc50.csv").is_file():
+        raise SystemExit(f"no ESC-50 folder at {args.esc50}")
+    source, clips = f"esc50:{args.esc50}", args.queries * 50
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"one worker, whole run, {clips} clips of 10 s at 44.1 kHz, per preset:")
+        cost = {}
+        for preset in PRESETS:
+            wall, _ = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/{preset}",
+                                                  "--workers", "1", "--queries-per-task", str(args.queries),
+                                                  "--acoustics", preset, "--quiet"])
+            cost[preset] = wall / clips
+            ratio = cost[preset] / cost["clean"]
+            target = f"   target <= {TARGETS[preset]:.1f}x: {'passes' if ratio <= TARGETS[preset] else 'misses'}" \
+                if preset in TARGETS else ""
+            print(f"  {preset:12s} {1e3 * cost[preset]:6.1f} ms/clip   +{1e3 * (cost[preset] - cost['clean']):5.1f} ms "
+                  f"over clean   {ratio:4.2f}x clean{target}")
+        for preset in args.full:
+            wall, rss = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/full-{preset}",
+                                                    "--workers", "2", "--acoustics", preset, "--quiet"])
+            print(f"full default split under {preset}, --workers 2: wall {wall:6.1f} s   ratio to the 240 s target "
+                  f"{wall / 240:4.2f} (<= 1 passes); peak memory {rss / 2**30:4.2f} GiB")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONWARNINGS", "ignore")
+    main()

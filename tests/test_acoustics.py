@@ -1,0 +1,208 @@
+"""Acoustic conditions: the allow-list, one draw per candidate group, robustness builds, validation,
+scoring per condition and augmentation in training."""
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from generation.acoustics import (MAX_RT60, ConditionError, GroupChain, as_condition, condition_from_spec,
+                                  load_condition, presets)
+from generation.cli import main
+from generation.pipeline import generate
+from generation.validate import validate
+
+from .conftest import small_config
+
+pytest.importorskip("audiomentations")
+ROOM = {"calculation_mode": "rt60", "min_target_rt60": 0.15, "max_target_rt60": 0.3, "max_order": 6,
+        "use_ray_tracing": False}
+
+
+def spec(*transforms):
+    return {"name": "mine", "transforms": list(transforms)}
+
+
+@pytest.fixture(scope="module")
+def robust(tmp_path_factory) -> Path:
+    """Test and train splits under every preset (clean in `corpus`, the others in corpus_<name>)."""
+    out = tmp_path_factory.mktemp("robust")
+    for split in ("test", "train"):
+        generate(small_config(out, split=split, queries_per_task=3, acoustics=("all",), workers=2))
+    return out
+
+
+def test_every_preset_passes_the_rules_and_clean_is_empty():
+    assert set(presets()) == {"clean", "noisy", "reverberant", "telephone", "wild"}
+    assert load_condition("clean").clean
+    assert all(not load_condition(name).clean for name in presets() if name != "clean")
+
+
+@pytest.mark.parametrize("item, words", [
+    ({"TimeStretch": {}}, "TimeStretch is refused: it stretches time"),
+    ({"Shift": {}}, "Shift is refused: it moves the audio in time"),
+    ({"TimeMask": {}}, "TimeMask is refused"),
+    ({"OneOf": {"transforms": [{"Gain": {}}, {"Reverse": {}}]}}, "transforms[0].OneOf.transforms[1]: Reverse is refused"),
+    ({"Normalize": {}}, "versions of a minimal pair would differ in level"),
+    ({"Trumpet": {}}, "not on the allow-list"),
+    ({"RoomSimulator": {**ROOM, "max_target_rt60": 0.8}}, f"at most {MAX_RT60} s"),
+    ({"RoomSimulator": {**ROOM, "calculation_mode": "absorption"}}, "calculation_mode: rt60"),
+    ({"Mp3Compression": {"backend": "lameenc"}}, "delay the audio"),
+    ({"Compose": {"p": 0.5, "transforms": [{"Gain": {}}]}}, "set p on its transforms"),
+    ({"AddGaussianSNR": {"min_snr_db": 30, "max_snr_db": 5}}, "audiomentations refuses it"),
+])
+def test_a_transform_that_breaks_an_annotation_is_refused_by_name_with_the_reason(item, words):
+    with pytest.raises(ConditionError, match=None) as error:
+        condition_from_spec(spec(item), "mine.yaml")
+    assert words in str(error.value) and "mine.yaml" in str(error.value)
+
+
+def test_a_user_yaml_is_checked_and_a_forbidden_transform_refused_from_the_cli(tmp_path, capsys):
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("name: mine\ntransforms:\n  - AddGaussianSNR: {min_snr_db: 10, max_snr_db: 20}\n"
+                    "  - PitchShift: {min_semitones: -2, max_semitones: 2}\n")
+    assert main(["generate", "--out", str(tmp_path / "out"), "--acoustics", str(mine)]) == 2
+    assert "transforms[1]: PitchShift is refused" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    mine.write_text("transforms:\n  - AddGaussianSNR: {min_snr_db: 10, max_snr_db: 20}\n")
+    assert load_condition(str(mine)).name == "mine"       # named after the file when the YAML does not say
+
+
+def test_transform_objects_pass_the_same_rules():
+    from audiomentations import AddGaussianSNR, Compose, Shift
+
+    assert not as_condition(Compose([AddGaussianSNR(p=1.0)])).clean
+    with pytest.raises(ConditionError, match="Shift is refused"):
+        as_condition(Compose([AddGaussianSNR(), Shift()]))
+
+
+@pytest.mark.parametrize("name", ["noisy", "reverberant", "telephone", "wild"])
+def test_one_draw_per_group_is_reproducible_and_the_same_for_every_clip(name):
+    rate, rng = 16000, np.random.default_rng(0)
+    clips = [(rng.standard_normal(rate * 4) * 0.1).astype(np.float32) for _ in range(2)]
+    condition = load_condition(name)
+    for seed in range(4):
+        chain = GroupChain(condition, seed, 0.05, rate, len(clips[0]))
+        first, second = chain(clips[0]), chain(clips[1])
+        again = GroupChain(condition, seed, 0.05, rate, len(clips[0]))
+        assert np.array_equal(again(clips[0]), first) and again.parameters() == chain.parameters()
+        assert first.shape == clips[0].shape and first.dtype == np.float32
+        if all(step["transform"] in ("AddColorNoise", "AddGaussianSNR") for step in chain.parameters()["transforms"]):
+            assert np.allclose(first - clips[0], second - clips[1], atol=1e-6)    # the same noise waveform
+        rooms = [s for s in chain.parameters()["transforms"] if s["transform"] == "RoomSimulator"]
+        assert all(room["rt60"] <= MAX_RT60 for room in rooms)
+
+
+def test_noise_keeps_every_annotated_sound_above_it():
+    chain = GroupChain(load_condition("noisy"), 3, 0.05, 16000, 16000 * 4)
+    clip = chain(np.zeros(16000 * 4, np.float32))
+    assert 20 * np.log10(0.05 / np.sqrt(np.mean(clip.astype(np.float64) ** 2))) >= 5 - 0.1
+
+
+def test_a_robustness_build_is_valid_shares_its_tables_and_keeps_clean_byte_identical(robust, tmp_path):
+    record = json.loads((robust / ".reasonaudio" / "test.json").read_text())
+    assert record["acoustics"] == {"corpus": "clean", "corpus_noisy": "noisy", "corpus_reverberant": "reverberant",
+                                   "corpus_telephone": "telephone", "corpus_wild": "wild"}
+    assert validate(robust, workers=2) == []
+    plain = tmp_path / "plain"
+    generate(small_config(plain, queries_per_task=3))
+    clean = pq.read_table(next((robust / "corpus").glob("test-*.parquet")))
+    assert clean.column("audio").to_pylist() == pq.read_table(next((plain / "corpus").glob("test-*.parquet"))).column("audio").to_pylist()
+    for config in record["acoustics"]:
+        table = pq.read_table(next((robust / config).glob("test-*.parquet")))
+        assert table.column("clip_id").to_pylist() == clean.column("clip_id").to_pylist()
+        by_group = {}
+        for query_id, acoustics in zip(table.column("query_id").to_pylist(), table.column("acoustics").to_pylist()):
+            by_group.setdefault(query_id, set()).add(acoustics)
+        assert all(len(draws) == 1 for draws in by_group.values())
+        if config != "corpus":
+            assert table.column("audio").to_pylist() != clean.column("audio").to_pylist()
+    import datasets
+
+    noisy = datasets.load_dataset(str(robust), "corpus_noisy", split="test")
+    assert json.loads(noisy[0]["acoustics"])["condition"] == "noisy"
+
+
+def test_a_condition_is_deterministic_for_any_workers(tmp_path):
+    for workers in (1, 2):
+        generate(small_config(tmp_path / f"w{workers}", queries_per_task=2, acoustics=("wild",), workers=workers))
+    one, two = (pq.read_table(next((tmp_path / f"w{w}" / "corpus").glob("*.parquet"))) for w in (1, 2))
+    assert one.equals(two)
+    assert json.loads(one.column("acoustics")[0].as_py())["condition"] == "wild"
+
+
+def _edit(folder: Path, config: str, column: str, change) -> None:
+    path = next((folder / config).glob("test-*.parquet"))
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    values[1] = change(values[1])
+    table = table.set_column(table.schema.get_field_index(column), column, __import__("pyarrow").array(values, table.schema.field(column).type))
+    pq.write_table(table.replace_schema_metadata(pq.read_schema(path).metadata), path, row_group_size=100)
+
+
+def test_validate_catches_edited_parameters_a_refused_spec_and_a_long_room(robust, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(robust, folder)
+    parameters = json.loads(pq.read_table(next((folder / "corpus_reverberant").glob("test-*.parquet"))).column("acoustics")[1].as_py())
+    parameters["transforms"][0]["rt60"] = 0.9
+    _edit(folder, "corpus_reverberant", "acoustics", lambda _: json.dumps(parameters))
+    findings = "\n".join(validate(folder, workers=2))
+    assert "a room with RT60 0.90 s" in findings
+    assert "acoustics differ from another clip of its group" in findings
+    assert "its acoustics are not the draw its group's seed gives" in findings
+    record_path = folder / ".reasonaudio" / "test.json"
+    record = json.loads(record_path.read_text())
+    record["parameters"]["acoustics"][1]["transforms"].append({"TimeStretch": {"p": 1.0}})
+    record_path.write_text(json.dumps(record))
+    assert any("TimeStretch is refused" in f for f in validate(folder, quick=True))
+
+
+def test_evaluate_all_conditions_reports_each_drop_from_clean(robust, tmp_path):
+    out = tmp_path / "runs"
+    assert main(["evaluate", "--data", str(robust), "--model", "shortcut-audit", "--acoustics", "all",
+                 "--out", str(out), "--bootstrap", "100", "--quiet"]) == 0
+    result = json.loads((out / "results.json").read_text())["metrics"]["acoustics"]
+    assert list(result["conditions"]) == ["clean", "noisy", "reverberant", "telephone", "wild"]
+    assert set(result["differences"]) == {"noisy", "reverberant", "telephone", "wild"}
+    low, high = result["differences"]["noisy"]["intervals"]["average"]["accuracy"]
+    assert low <= result["differences"]["noisy"]["difference"]["average"]["accuracy"] <= high
+    assert "## Acoustic conditions" in (out / "results.md").read_text()
+    assert (out / "results.png").stat().st_size > 0
+    assert main(["evaluate", "--data", str(robust), "--model", "oracle", "--acoustics", "loud",
+                 "--out", str(tmp_path / "x"), "--quiet"]) == 2
+
+
+def test_paired_differences_resample_both_conditions_together():
+    from reasonaudio_metric.functional import paired_differences
+
+    tasks = np.array(["a"] * 50 + ["b"] * 50)
+    base = {"accuracy": np.tile([1.0, 0.0], 50)}
+    same = paired_differences(base, base, tasks, 200, 0)
+    assert same["difference"]["average"]["accuracy"] == 0 and same["intervals"]["a"]["accuracy"] == (0.0, 0.0)
+    worse = paired_differences({"accuracy": np.zeros(100)}, base, tasks, 200, 0)
+    assert worse["difference"]["average"]["accuracy"] == -0.5 and worse["intervals"]["b"]["accuracy"][1] < 0
+
+
+def test_contrastive_triplets_augment_positive_and_negative_alike(robust):
+    torch = pytest.importorskip("torch")
+    from audiomentations import Compose, TimeStretch
+
+    from reasonaudio_dataset.training import ContrastiveTriplets
+
+    plain = ContrastiveTriplets(str(robust), split="train")
+    noisy = ContrastiveTriplets(str(robust), split="train", augment="noisy")
+    for index in (0, 3):
+        _, positive, negative = plain[index]
+        _, noisy_positive, noisy_negative = noisy[index]
+        assert not torch.equal(positive, noisy_positive)
+        assert torch.allclose(noisy_positive - positive, noisy_negative - negative, atol=1e-6)
+    noisy.set_epoch(1)
+    assert not torch.equal(noisy[0][1], ContrastiveTriplets(str(robust), split="train", augment="noisy")[0][1])
+    with pytest.raises(ConditionError, match="TimeStretch is refused"):
+        ContrastiveTriplets(str(robust), split="train", augment=Compose([TimeStretch()]))
+    loader = torch.utils.data.DataLoader(ContrastiveTriplets(str(robust), split="train", augment="wild"),
+                                         batch_size=2, num_workers=2)
+    texts, positives, negatives = next(iter(loader))
+    assert positives.shape == negatives.shape
