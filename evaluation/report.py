@@ -81,28 +81,29 @@ def _acoustics_lines(result: dict, headline: str) -> list[str]:
                 cell += f" [{100 * interval[0]:+.1f}, {100 * interval[1]:+.1f}])" if interval else ")"
             cells.append(cell)
         rows.append([name, *cells])
-    return [f"## Acoustic conditions", "", f"{headline} (%) per condition; in brackets the change from "
+    return ["## Acoustic conditions", "", f"{headline} (%) per condition; in brackets the change from "
             f"{acoustics['baseline']} on the same queries, with its paired bootstrap 95 % interval.", "",
             *_table(["condition", *tasks], rows)]
 
 
 def _by_condition(axes, result: dict, headline: str) -> None:
-    """Grouped bars: per task, one bar per acoustic condition, with intervals."""
-    conditions, tasks = result["acoustics"]["conditions"], tasks_of(result)
-    width = 0.8 / len(conditions)
-    for number, (name, scores) in enumerate(conditions.items()):
-        x = [i + (number - (len(conditions) - 1) / 2) * width for i in range(len(tasks))]
-        values = [100 * scores[t][headline] for t in tasks]
+    """Grouped bars: per task, each acoustic condition's change from the baseline condition, with its paired
+    bootstrap interval."""
+    acoustics, tasks = result["acoustics"], tasks_of(result)
+    changes = acoustics["differences"]
+    width = 0.8 / max(len(changes), 1)
+    for number, (name, change) in enumerate(changes.items()):
+        x = [i + (number - (len(changes) - 1) / 2) * width for i in range(len(tasks))]
+        values = [100 * change["difference"][t][headline] for t in tasks]
         whiskers = None
-        if "intervals" in scores:
-            whiskers = [[v - 100 * scores["intervals"][t][headline][0] for t, v in zip(tasks, values)],
-                        [100 * scores["intervals"][t][headline][1] - v for t, v in zip(tasks, values)]]
+        if "intervals" in change:
+            whiskers = [[v - 100 * change["intervals"][t][headline][0] for t, v in zip(tasks, values)],
+                        [100 * change["intervals"][t][headline][1] - v for t, v in zip(tasks, values)]]
         axes.bar(x, values, width, yerr=whiskers, capsize=2, label=name)
-    axes.axhline(100 * result["random"]["average"][headline], color="black", linestyle="--", linewidth=1)
+    axes.axhline(0, color="black", linewidth=1)
     axes.set_xticks(range(len(tasks)), tasks)
-    axes.set_ylabel(f"{headline} (%)")
-    axes.set_ylim(0, 100)
-    axes.set_title("by acoustic condition")
+    axes.set_ylabel(f"change in {headline} (points)")
+    axes.set_title(f"change from {acoustics['baseline']} (paired 95 % intervals)")
     axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
 
 

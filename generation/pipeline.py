@@ -25,7 +25,7 @@ from reasonaudio_dataset.card import RECORDS, write_card, write_json
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, corpus_config, data_file, data_pattern
 
 from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
-from .acoustics.chain import group_chain
+from .acoustics.chain import group_chain, inaudible_sounds
 from .bank import SoundBank, build_bank
 from .layout import check_output_folder
 from .relations import judge_corpus
@@ -96,6 +96,8 @@ class GenerateConfig:
             problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
                             f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "
                             "lost, and audio-text models take 16 kHz or more")
+        if isinstance(self.acoustics, str):
+            object.__setattr__(self, "acoustics", (self.acoustics,))
         try:
             object.__setattr__(self, "conditions", resolve_conditions(self.acoustics))
         except ConditionError as error:
@@ -128,13 +130,15 @@ def corpus_configs(conditions: list[Condition]) -> dict[str, Condition]:
 def resolve_conditions(names) -> list[Condition]:
     """The conditions of `--acoustics`: "all" is every preset; several conditions always include clean first."""
     names = [n for name in names for n in (presets() if name == "all" else [name])]
+    if not names:
+        raise ConditionError(f"acoustics names no condition; name a preset ({', '.join(presets())}), `all` or a YAML file")
     conditions = [load_condition(name) for name in dict.fromkeys(names)]
     if len(conditions) > 1 and all(c.name != CLEAN for c in conditions):
         conditions.insert(0, load_condition(CLEAN))
     seen = Counter(c.name for c in conditions)
     if any(n > 1 for n in seen.values()):
         raise ConditionError(f"two acoustic conditions share a name: {sorted(n for n, k in seen.items() if k > 1)}")
-    return sorted(conditions, key=lambda c: c.name != CLEAN)
+    return sorted(conditions, key=lambda c: (c.name != CLEAN, c.name))   # the order given changes nothing
 
 
 @dataclass
@@ -178,6 +182,18 @@ def test_texts(out: Path) -> frozenset[str]:
     return frozenset(text for f in files for text in pq.read_table(f, columns=["text"]).column("text").to_pylist())
 
 
+def audible_bank(bank: SoundBank, config: GenerateConfig) -> SoundBank:
+    """The bank without the sounds that an acoustic condition of the build would leave inaudible (a
+    telephone band takes 30 dB off brown noise): they are skipped and listed, as unusable recordings are."""
+    inaudible = inaudible_sounds(config.conditions, bank.sounds, config.seed, config.split, bank.sample_rate)
+    if not inaudible:
+        return bank
+    for source_id, reason in inaudible.items():
+        log.warning("left out %s: %s", source_id, reason)
+    return SoundBank(tuple(s for s in bank.sounds if s.source_id not in inaudible), bank.sample_rate,
+                     bank.skipped + tuple((bank[source_id].origin, reason) for source_id, reason in inaudible.items()))
+
+
 def plan_split(config: GenerateConfig) -> Plan:
     forbidden = frozenset()
     if config.split != "test":
@@ -187,6 +203,7 @@ def plan_split(config: GenerateConfig) -> Plan:
                         config.out, config.split)
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
                       config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
+    bank = audible_bank(bank, config)
     by_label = bank.by_label()
     shapes = {}
     for name in config.tasks:
@@ -234,7 +251,9 @@ def _init_worker(bank: SoundBank) -> None:
     _BANK = bank
 
 
-CLEAN_ACOUSTICS = json.dumps({"condition": CLEAN, "transforms": []})
+def unchanged(condition: Condition) -> str:
+    """The `acoustics` of a clip that a condition without transforms leaves as mixed."""
+    return json.dumps({"condition": condition.name, "transforms": []})
 
 
 def _render_rows(job: tuple) -> list[tuple[bytes, str]]:
@@ -245,9 +264,9 @@ def _render_rows(job: tuple) -> list[tuple[bytes, str]]:
     for events, (query_id, members) in zip(timelines, groups):
         clip = render(events, _BANK, clip_seconds)
         if condition.clean:
-            rows.append((encode_flac(clip, _BANK.sample_rate), CLEAN_ACOUSTICS))
+            rows.append((encode_flac(clip, _BANK.sample_rate), unchanged(condition)))
             continue
-        if chain is None or chain.query_id != query_id:
+        if chain is None or chain.key != query_id:
             chain = group_chain(condition, plan_seed, split, query_id, members, _BANK, clip_seconds)
         rows.append((encode_flac(chain(clip), _BANK.sample_rate), json.dumps(chain.parameters())))
     return rows
@@ -299,12 +318,11 @@ def render_corpus(plan: Plan, out: Path) -> list[str]:
     """Render this job's corpus files that are not already complete; returns the files it wrote."""
     config, stamp = plan.config, {"fingerprint": plan.fingerprint, "split": plan.config.split}
     todo = []
-    for corpus, condition in config.corpus_configs().items():
-        for index, (relative, first, end) in enumerate(plan.corpus_files(corpus)):
-            if index % config.num_shards != config.shard_index:
-                continue
-            if locate(out, relative, plan.fingerprint) is None:
-                todo.append((relative, first, end, corpus, condition))
+    files = [(*file, corpus, condition) for corpus, condition in config.corpus_configs().items()
+             for file in plan.corpus_files(corpus)]
+    for index, (relative, first, end, corpus, condition) in enumerate(files):
+        if index % config.num_shards == config.shard_index and locate(out, relative, plan.fingerprint) is None:
+            todo.append((relative, first, end, corpus, condition))
     total = sum(end - first for _, first, end, _, _ in todo)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     pool = context.Pool(config.workers, _init_worker, (plan.bank,)) if config.workers > 1 and todo else None

@@ -29,7 +29,7 @@ from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB,
 from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_from_spec
 from .acoustics.chain import group_chain
 from .layout import CARD, survey
-from .pipeline import CLEAN_ACOUSTICS, SOURCE_FIELDS, caption, corpus_configs, fingerprint
+from .pipeline import SOURCE_FIELDS, caption, corpus_configs, fingerprint, unchanged
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, judge_corpus, relevant
 from .render import decode_pcm16, render
 from .relations import depth, mentioned
@@ -365,8 +365,8 @@ def _acoustics_findings(out: Path, record: dict, conditions: dict[str, Condition
         for row in rows:
             at = f"{row['_at']} ({row['clip_id']})"
             if condition.clean:
-                if row["acoustics"] != CLEAN_ACOUSTICS:
-                    findings.append(f"{at}: acoustics {row['acoustics'][:80]!r} on a clean clip")
+                if row["acoustics"] != unchanged(condition):
+                    findings.append(f"{at}: acoustics {row['acoustics'][:80]!r} on a clip left as mixed")
                 continue
             try:
                 parameters = json.loads(row["acoustics"])
@@ -458,9 +458,14 @@ def _row_group_findings(job: tuple) -> list[str]:
             if row["query_id"] not in _GROUPS[1]:
                 findings.append(f"{at}: its query {row['query_id']!r} is not in queries")
                 continue
-            if chain is None or chain.query_id != row["query_id"]:
-                chain = group_chain(condition, plan_seed, split, row["query_id"], _GROUPS[1][row["query_id"]], _BANK,
-                                    clip_seconds)
+            if chain is None or chain.key != row["query_id"]:
+                try:
+                    chain = group_chain(condition, plan_seed, split, row["query_id"], _GROUPS[1][row["query_id"]],
+                                        _BANK, clip_seconds)
+                except ValueError as error:    # a sound the condition leaves inaudible, a room out of bounds
+                    findings.append(f"{at}: its group's draw cannot be re-derived: {error}")
+                    chain = None
+                    continue
             if json.loads(row["acoustics"]) != json.loads(json.dumps(chain.parameters())):
                 findings.append(f"{at}: its acoustics are not the draw its group's seed gives")
             rendered = chain(rendered)

@@ -41,19 +41,25 @@ class ContrastiveTriplets(torch.utils.data.Dataset):
     def __len__(self) -> int:
         return len(self.queries)
 
-    def _audio(self, clip_id: str) -> tuple[np.ndarray, int]:
-        audio = self.corpus[self.row_of[clip_id]]["audio"]
-        return audio["array"], audio["sampling_rate"]
+    def _clip(self, clip_id: str) -> tuple[np.ndarray, int, list[np.ndarray]]:
+        """A clip's samples, rate, and the stretch of the mix where each annotated sound plays."""
+        row = self.corpus[self.row_of[clip_id]]
+        samples, rate = row["audio"]["array"], row["audio"]["sampling_rate"]
+        return samples, rate, [samples[int(e["onset"] * rate):int(e["offset"] * rate)] for e in row["events"]]
 
     def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
         query = self.queries[index]
         rng = np.random.default_rng([self.seed, self.epoch, index])
         negative = query["hard_negatives"][rng.integers(len(query["hard_negatives"]))]
-        (positive, rate), (negative, _) = self._audio(query["positive"]), self._audio(negative)
+        (positive, rate, spans), (negative, _, more) = self._clip(query["positive"]), self._clip(negative)
         if self.augment is not None:
-            from generation.acoustics import GroupChain
+            from generation.acoustics.chain import GroupChain, InaudibleUnderCondition
 
-            level = float(np.sqrt(np.mean(np.square(positive, dtype=np.float64)))) or 1e-4
-            chain = GroupChain(self.augment, int(rng.integers(2 ** 31)), level, rate, len(positive))
-            positive, negative = chain(positive), chain(negative)
+            # noise against the quietest annotated stretch of either clip, one draw for both; a draw that
+            # would hide an annotated sound leaves the item as it is (its text would no longer be true)
+            try:
+                chain = GroupChain(self.augment, int(rng.integers(2 ** 31)), rate, len(positive), spans + more)
+                positive, negative = chain(positive), chain(negative)
+            except InaudibleUnderCondition:
+                pass
         return query["text"], torch.from_numpy(positive), torch.from_numpy(negative)

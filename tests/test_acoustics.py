@@ -44,13 +44,22 @@ def test_every_preset_passes_the_rules_and_clean_is_empty():
     ({"TimeStretch": {}}, "TimeStretch is refused: it stretches time"),
     ({"Shift": {}}, "Shift is refused: it moves the audio in time"),
     ({"TimeMask": {}}, "TimeMask is refused"),
-    ({"OneOf": {"transforms": [{"Gain": {}}, {"Reverse": {}}]}}, "transforms[0].OneOf.transforms[1]: Reverse is refused"),
+    ({"OneOf": {"transforms": [{"PolarityInversion": {}}, {"Reverse": {}}]}}, "transforms[0].OneOf.transforms[1]: Reverse is refused"),
     ({"Normalize": {}}, "versions of a minimal pair would differ in level"),
+    ({"ClippingDistortion": {}}, "at its own percentile"),
+    ({"AddGaussianNoise": {}}, "use AddGaussianSNR"),
+    ({"AddColorNoise": {"min_snr_db": -10, "max_snr_db": 5}}, "would hide it"),
+    ({"Gain": {"min_gain_db": -60, "max_gain_db": 0}}, "Gain must stay within"),
+    ({"RoomSimulator": {**ROOM, "use_ray_tracing": True}}, "ray tracing"),
+    ({"RoomSimulator": {**ROOM, "max_target_rt60": float("nan")}}, "finite number"),
+    ({"Compose": {"shuffle": True, "transforms": [{"PolarityInversion": {}}]}}, "keep their order"),
+    ({"SomeOf": {"num_transforms": 3, "transforms": [{"PolarityInversion": {}}]}}, "audiomentations refuses it"),
+    ({"Gain": [1, 2]}, "must be a mapping"),
     ({"Trumpet": {}}, "not on the allow-list"),
     ({"RoomSimulator": {**ROOM, "max_target_rt60": 0.8}}, f"at most {MAX_RT60} s"),
     ({"RoomSimulator": {**ROOM, "calculation_mode": "absorption"}}, "calculation_mode: rt60"),
     ({"Mp3Compression": {"backend": "lameenc"}}, "delay the audio"),
-    ({"Compose": {"p": 0.5, "transforms": [{"Gain": {}}]}}, "set p on its transforms"),
+    ({"Compose": {"p": 0.5, "transforms": [{"PolarityInversion": {}}]}}, "set p on its transforms"),
     ({"AddGaussianSNR": {"min_snr_db": 30, "max_snr_db": 5}}, "audiomentations refuses it"),
 ])
 def test_a_transform_that_breaks_an_annotation_is_refused_by_name_with_the_reason(item, words):
@@ -84,9 +93,9 @@ def test_one_draw_per_group_is_reproducible_and_the_same_for_every_clip(name):
     clips = [(rng.standard_normal(rate * 4) * 0.1).astype(np.float32) for _ in range(2)]
     condition = load_condition(name)
     for seed in range(4):
-        chain = GroupChain(condition, seed, 0.05, rate, len(clips[0]))
+        chain = GroupChain(condition, seed, rate, len(clips[0]), [clips[0][:rate] * 0.5])
         first, second = chain(clips[0]), chain(clips[1])
-        again = GroupChain(condition, seed, 0.05, rate, len(clips[0]))
+        again = GroupChain(condition, seed, rate, len(clips[0]), [clips[0][:rate] * 0.5])
         assert np.array_equal(again(clips[0]), first) and again.parameters() == chain.parameters()
         assert first.shape == clips[0].shape and first.dtype == np.float32
         if all(step["transform"] in ("AddColorNoise", "AddGaussianSNR") for step in chain.parameters()["transforms"]):
@@ -95,10 +104,30 @@ def test_one_draw_per_group_is_reproducible_and_the_same_for_every_clip(name):
         assert all(room["rt60"] <= MAX_RT60 for room in rooms)
 
 
-def test_noise_keeps_every_annotated_sound_above_it():
-    chain = GroupChain(load_condition("noisy"), 3, 0.05, 16000, 16000 * 4)
-    clip = chain(np.zeros(16000 * 4, np.float32))
-    assert 20 * np.log10(0.05 / np.sqrt(np.mean(clip.astype(np.float64) ** 2))) >= 5 - 0.1
+def test_noise_stays_below_the_quietest_sound_as_the_chain_leaves_it():
+    rate, seconds = 16000, np.arange(16000) / 16000
+    hum = (0.3 * np.sin(2 * np.pi * 250 * seconds)).astype(np.float32)       # just below the telephone band
+    whistle = (0.05 * np.sin(2 * np.pi * 1500 * seconds)).astype(np.float32)
+    condition = condition_from_spec(spec({"BandPassFilter": {"min_center_freq": 1850, "max_center_freq": 1850,
+                                                             "min_bandwidth_fraction": 1.6757,
+                                                             "max_bandwidth_fraction": 1.6757}},
+                                         {"AddGaussianSNR": {"min_snr_db": 5, "max_snr_db": 5}}))
+    for seed in range(3):
+        chain = GroupChain(condition, seed, rate, rate, [hum, whistle])
+        quietest = min(np.sqrt(np.mean(chain.level_after(x).astype(np.float64) ** 2)) for x in (hum, whistle))
+        assert chain.reference_rms == pytest.approx(quietest)
+        noise = chain(np.zeros(rate, np.float32)) - chain.level_after(np.zeros(rate, np.float32))
+        assert 20 * np.log10(quietest / np.sqrt(np.mean(noise.astype(np.float64) ** 2))) >= 5 - 0.2
+    rumble = (0.3 * np.sin(2 * np.pi * 40 * seconds)).astype(np.float32)
+    with pytest.raises(ValueError, match="inaudible"):
+        GroupChain(condition, 0, rate, rate, [rumble, whistle])
+
+
+def test_a_bank_sound_a_condition_would_hide_is_left_out_and_listed(tmp_path):
+    record = generate(small_config(tmp_path / "tel", queries_per_task=2, acoustics=("telephone",)))
+    skipped = {s["reason"] for s in record["skipped_sources"]}
+    assert skipped and all("inaudible" in reason for reason in skipped)
+    assert validate(tmp_path / "tel", workers=2) == []
 
 
 def test_a_robustness_build_is_valid_shares_its_tables_and_keeps_clean_byte_identical(robust, tmp_path):
@@ -106,10 +135,12 @@ def test_a_robustness_build_is_valid_shares_its_tables_and_keeps_clean_byte_iden
     assert record["acoustics"] == {"corpus": "clean", "corpus_noisy": "noisy", "corpus_reverberant": "reverberant",
                                    "corpus_telephone": "telephone", "corpus_wild": "wild"}
     assert validate(robust, workers=2) == []
-    plain = tmp_path / "plain"
-    generate(small_config(plain, queries_per_task=3))
     clean = pq.read_table(next((robust / "corpus").glob("test-*.parquet")))
-    assert clean.column("audio").to_pylist() == pq.read_table(next((plain / "corpus").glob("test-*.parquet"))).column("audio").to_pylist()
+    plain, noisy = tmp_path / "plain", tmp_path / "noisy"     # no condition here leaves a sound out of the bank
+    assert "acoustics" not in generate(small_config(plain, queries_per_task=2))["parameters"]
+    generate(small_config(noisy, queries_per_task=2, acoustics=("clean", "noisy")))
+    assert (pq.read_table(next((plain / "corpus").glob("test-*.parquet"))).column("audio")
+            == pq.read_table(next((noisy / "corpus").glob("test-*.parquet"))).column("audio"))
     for config in record["acoustics"]:
         table = pq.read_table(next((robust / config).glob("test-*.parquet")))
         assert table.column("clip_id").to_pylist() == clean.column("clip_id").to_pylist()
@@ -125,12 +156,16 @@ def test_a_robustness_build_is_valid_shares_its_tables_and_keeps_clean_byte_iden
     assert json.loads(noisy[0]["acoustics"])["condition"] == "noisy"
 
 
-def test_a_condition_is_deterministic_for_any_workers(tmp_path):
+def test_a_condition_is_deterministic_for_any_workers_and_one_draw_spans_two_render_jobs(tmp_path):
+    # 4 queries x 5 tasks x 6 candidates = 120 clips: the group of clips 96-101 spans the 100-clip jobs
     for workers in (1, 2):
-        generate(small_config(tmp_path / f"w{workers}", queries_per_task=2, acoustics=("wild",), workers=workers))
+        generate(small_config(tmp_path / f"w{workers}", queries_per_task=4, acoustics=("wild",), workers=workers))
     one, two = (pq.read_table(next((tmp_path / f"w{w}" / "corpus").glob("*.parquet"))) for w in (1, 2))
     assert one.equals(two)
-    assert json.loads(one.column("acoustics")[0].as_py())["condition"] == "wild"
+    across = one.column("acoustics").to_pylist()[96:102]
+    assert len(set(one.column("query_id").to_pylist()[96:102])) == 1 and len(set(across)) == 1
+    assert json.loads(across[0])["condition"] == "wild"
+    assert validate(tmp_path / "w2", workers=2) == []
 
 
 def _edit(folder: Path, config: str, column: str, change) -> None:
@@ -206,3 +241,35 @@ def test_contrastive_triplets_augment_positive_and_negative_alike(robust):
                                          batch_size=2, num_workers=2)
     texts, positives, negatives = next(iter(loader))
     assert positives.shape == negatives.shape
+
+
+def test_the_readme_training_example_runs(robust):
+    pytest.importorskip("torch")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = next(b for b in readme.split("```python\n")[1:] if "augment = Compose" in b).split("```")[0]
+    exec(compile(block.replace('"reasonaudio"', repr(str(robust))), "README.md", "exec"), {})
+
+
+def test_a_killed_robustness_build_resumes_to_the_same_folder(tmp_path, monkeypatch):
+    from generation import pipeline
+
+    from .test_generate import same_tree
+
+    config = dict(queries_per_task=2, acoustics=("clean", "noisy"))
+    generate(small_config(tmp_path / "whole", **config))
+    real, calls = pipeline._render_rows, []
+
+    def dies_in_the_second_config(job):
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt("killed")
+        return real(job)
+
+    monkeypatch.setattr(pipeline, "_render_rows", dies_in_the_second_config)
+    with pytest.raises(KeyboardInterrupt):
+        generate(small_config(tmp_path / "killed", **config))
+    monkeypatch.setattr(pipeline, "_render_rows", real)
+    generate(small_config(tmp_path / "killed", **config))
+    for partial in (tmp_path / "killed").rglob(".*.partial"):
+        partial.unlink()
+    assert same_tree(tmp_path / "whole", tmp_path / "killed")

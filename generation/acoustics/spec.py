@@ -9,6 +9,7 @@ The rest of audiomentations is refused by name with the reason (`REFUSED`).
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,17 +19,20 @@ import yaml
 PRESETS_DIR = Path(__file__).with_name("presets")
 CLEAN = "clean"
 MAX_RT60 = 0.4      # seconds: a reverberation tail shorter than the 0.5 s order and overlap margins
+MIN_SNR_DB = 0.0    # noise never louder than the quietest annotated sound (presets keep 5 dB)
+GAIN_DB = (-20.0, 6.0)
+MAX_MIC_DISTANCE = 1.0   # metres: the direct path delays every onset by distance / 343 m/s (<= 3 ms)
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")     # becomes part of a config name (corpus_<name>)
 COMPOSITIONS = ("Compose", "OneOf", "SomeOf")
 
 ALLOWED = {
     # additive noise: drawn once per group, so every version of a minimal pair gets the same noise
-    "AddGaussianSNR", "AddColorNoise", "AddGaussianNoise",
+    "AddGaussianSNR", "AddColorNoise",
     # linear filters and equalisers: the same response for the whole clip
     "BandPassFilter", "BandStopFilter", "HighPassFilter", "LowPassFilter", "HighShelfFilter", "LowShelfFilter",
     "PeakingFilter", "SevenBandParametricEQ", "AirAbsorption",
     # codec and channel damage that keeps timing
-    "Mp3Compression", "BitCrush", "Clip", "ClippingDistortion", "TanhDistortion", "Aliasing",
+    "Mp3Compression", "BitCrush", "Aliasing",
     # a room: reverberation bounded by MAX_RT60
     "RoomSimulator",
     # level and polarity: the same for every clip of a group
@@ -54,6 +58,11 @@ REFUSED = {
     "LoudnessNormalization": "it scales each clip by its own loudness, so the versions of a minimal pair would differ in level",
     "Limiter": "its gain follows each clip's own loudness over time, so the versions of a minimal pair would differ",
     "Lambda": "it runs arbitrary code, which cannot be checked",
+    "AddGaussianNoise": "its amplitude is absolute, blind to how loud the sounds are; use AddGaussianSNR",
+    "ClippingDistortion": "it clips each clip at its own percentile, so the versions of a minimal pair would differ "
+                          "(and a mostly silent clip loses its sounds)",
+    "TanhDistortion": "its gains follow each clip's own level, so the versions of a minimal pair would differ",
+    "Clip": "a fixed clipping level can flatten a quiet clip's sounds to nothing",
 }
 
 
@@ -110,11 +119,11 @@ def condition_from_spec(spec, where: str = "acoustics") -> Condition:
         raise ConditionError(f"{where}: the name 'clean' is kept for the unchanged audio; rename this condition")
     condition = Condition(name, {"name": name, "description": str(spec.get("description", "")), "transforms": transforms})
     if transforms:
-        from .chain import build
+        from .chain import GroupChain
 
-        try:
-            [build(item) for item in transforms]
-        except (TypeError, ValueError, AssertionError, ImportError) as error:
+        try:   # a dry run on a second of audio: arguments audiomentations refuses fail here, not mid-render
+            GroupChain(condition, 0, 16000, 16000, [])
+        except (TypeError, ValueError, AssertionError, ImportError, KeyError) as error:
             raise ConditionError(f"{where}: audiomentations refuses it: {type(error).__name__}: {error}") from None
     return condition
 
@@ -122,13 +131,13 @@ def condition_from_spec(spec, where: str = "acoustics") -> Condition:
 def as_condition(augment, where: str = "augment") -> Condition:
     """A condition from a preset name, a YAML file, a Condition, or an audiomentations transform object
     (Compose, OneOf, SomeOf or one transform): objects pass the same rules as YAML specs."""
+    if type(augment).__module__.split(".")[0] not in ("audiomentations", "generation") and not isinstance(augment, str | Path):
+        raise ConditionError(f"{where}: expected a preset name, a YAML file or an audiomentations transform, "
+                             f"got {type(augment).__module__}.{type(augment).__name__}")
     if isinstance(augment, Condition):
         return augment
     if isinstance(augment, (str, Path)):
         return load_condition(str(augment))
-    if not hasattr(augment, "to_dict_private") and not hasattr(augment, "transforms"):
-        raise ConditionError(f"{where}: expected a preset name, a YAML file or an audiomentations transform, "
-                             f"got {type(augment).__name__}")
     return condition_from_spec({"name": "augment", "transforms": [_item_of(augment)]}, where)
 
 
@@ -151,7 +160,10 @@ def _check_item(item, where: str) -> dict:
     if not isinstance(item, dict) or len(item) != 1:
         raise ConditionError(f"{where}: each entry is one `TransformName: {{argument: value}}` mapping, got {item!r}")
     (name, arguments), = item.items()
+    if not isinstance(arguments, dict | None):
+        raise ConditionError(f"{where}: the arguments of {name} must be a mapping, got {arguments!r}")
     arguments = dict(arguments or {})
+    _check_numbers(arguments, f"{where}: {name}")
     if name in REFUSED:
         raise ConditionError(f"{where}: {name} is refused: {REFUSED[name]}")
     if name in COMPOSITIONS:
@@ -160,8 +172,6 @@ def _check_item(item, where: str) -> dict:
             raise ConditionError(f"{where}: {name} needs a non-empty `transforms` list")
         arguments["transforms"] = [_check_item(child, f"{where}.{name}.transforms[{i}]")
                                    for i, child in enumerate(children)]
-        if name == "SomeOf" and isinstance(arguments.get("num_transforms"), list):
-            arguments["num_transforms"] = list(arguments["num_transforms"])
     elif name not in ALLOWED:
         raise ConditionError(f"{where}: {name} is not on the allow-list of transforms that keep every annotation "
                              f"true ({', '.join(sorted(ALLOWED))})")
@@ -173,6 +183,13 @@ def _check_item(item, where: str) -> dict:
 def _room_rule(arguments: dict, where: str) -> None:
     if arguments.get("calculation_mode") != "rt60":
         raise ConditionError(f"{where}: RoomSimulator needs calculation_mode: rt60, so that its RT60 is bounded")
+    if arguments.setdefault("use_ray_tracing", False) is not False:
+        raise ConditionError(f"{where}: RoomSimulator's ray tracing draws its rays from pyroomacoustics' own random "
+                             "generator, so the clips of one group could get different rooms; use image sources "
+                             "(use_ray_tracing: false)")
+    if float(arguments.get("max_mic_distance", 0.35)) > MAX_MIC_DISTANCE:
+        raise ConditionError(f"{where}: RoomSimulator's max_mic_distance must be at most {MAX_MIC_DISTANCE} m: the "
+                             "direct path delays every onset by the distance over the speed of sound")
     if float(arguments.get("max_target_rt60", 0.8)) > MAX_RT60:
         raise ConditionError(f"{where}: RoomSimulator's max_target_rt60 must be at most {MAX_RT60} s: a longer tail "
                              "would carry a sound past the 0.5 s order and overlap margins")
@@ -188,8 +205,29 @@ def _mp3_rule(arguments: dict, where: str) -> None:
 
 
 def _compose_rule(arguments: dict, where: str) -> None:
-    if arguments["p"] != 1.0:
-        raise ConditionError(f"{where}: Compose draws its p anew for every clip; set p on its transforms instead")
+    if arguments["p"] != 1.0 or arguments.get("shuffle"):
+        raise ConditionError(f"{where}: Compose draws its p and its shuffle anew for every clip; set p on its "
+                             "transforms instead and keep their order")
 
 
-_RULES = {"RoomSimulator": _room_rule, "Mp3Compression": _mp3_rule, "Compose": _compose_rule}
+def _noise_rule(arguments: dict, where: str) -> None:
+    if float(arguments.get("min_snr_db", MIN_SNR_DB)) < MIN_SNR_DB:
+        raise ConditionError(f"{where}: min_snr_db must be at least {MIN_SNR_DB:g} dB: noise louder than the quietest "
+                             "annotated sound would hide it")
+
+
+def _gain_rule(arguments: dict, where: str) -> None:
+    low, high = float(arguments.get("min_gain_db", -12.0)), float(arguments.get("max_gain_db", 12.0))
+    if low < GAIN_DB[0] or high > GAIN_DB[1]:
+        raise ConditionError(f"{where}: Gain must stay within {GAIN_DB[0]:g} to {GAIN_DB[1]:g} dB (quieter is "
+                             "inaudible, louder clips)")
+
+
+def _check_numbers(arguments: dict, where: str) -> None:
+    for key, value in arguments.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConditionError(f"{where}: {key} must be a finite number, got {value}")
+
+
+_RULES = {"RoomSimulator": _room_rule, "Mp3Compression": _mp3_rule, "Compose": _compose_rule,
+          "AddGaussianSNR": _noise_rule, "AddColorNoise": _noise_rule, "Gain": _gain_rule}
