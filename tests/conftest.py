@@ -51,3 +51,18 @@ def write_tone(path: Path, seconds=1.0, rate=8000, freq=440.0, amplitude=0.5, ch
     path.parent.mkdir(parents=True, exist_ok=True)
     soundfile.write(path, samples, rate)
     return path
+
+
+def killed_after(monkeypatch, module, name: str, calls: int):
+    """Replace `module.name` by a function that behaves like it for `calls` calls, then raises
+    KeyboardInterrupt (a kill mid-run); returns the real function."""
+    real, made = getattr(module, name), []
+
+    def dies(*args, **kwargs):
+        made.append(1)
+        if len(made) > calls:
+            raise KeyboardInterrupt("killed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, dies)
+    return real

@@ -14,7 +14,7 @@ from generation.cli import main
 from generation.pipeline import generate
 from generation.validate import validate
 
-from .conftest import small_config
+from .conftest import killed_after, small_config
 
 pytest.importorskip("audiomentations")
 ROOM = {"calculation_mode": "rt60", "min_target_rt60": 0.15, "max_target_rt60": 0.3, "max_order": 6,
@@ -257,15 +257,7 @@ def test_a_killed_robustness_build_resumes_to_the_same_folder(tmp_path, monkeypa
 
     config = dict(queries_per_task=2, acoustics=("clean", "noisy"))
     generate(small_config(tmp_path / "whole", **config))
-    real, calls = pipeline._render_rows, []
-
-    def dies_in_the_second_config(job):
-        calls.append(1)
-        if len(calls) > 1:
-            raise KeyboardInterrupt("killed")
-        return real(job)
-
-    monkeypatch.setattr(pipeline, "_render_rows", dies_in_the_second_config)
+    real = killed_after(monkeypatch, pipeline, "_render_rows", 1)   # dies in the second config
     with pytest.raises(KeyboardInterrupt):
         generate(small_config(tmp_path / "killed", **config))
     monkeypatch.setattr(pipeline, "_render_rows", real)

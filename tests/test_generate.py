@@ -20,7 +20,7 @@ from generation.tasks import TASKS, PlanningError, check_feasible
 from generation.validate import validate
 from reasonaudio_dataset.schema import CONFIGS
 
-from .conftest import small_config, write_tone
+from .conftest import killed_after, small_config, write_tone
 
 
 def same_tree(a: Path, b: Path) -> bool:
@@ -96,15 +96,7 @@ def test_same_seed_same_corpus_for_any_workers(tmp_path, several_files):
 
 def test_a_killed_run_resumes_to_the_same_corpus(tmp_path, several_files, monkeypatch):
     generate(small_config(tmp_path / "whole"))
-    real, calls = pipeline._render_rows, []
-
-    def dies_on_second_file(job):
-        calls.append(1)
-        if len(calls) > 1:
-            raise KeyboardInterrupt("killed")
-        return real(job)
-
-    monkeypatch.setattr(pipeline, "_render_rows", dies_on_second_file)
+    real = killed_after(monkeypatch, pipeline, "_render_rows", 1)   # dies on the second file
     with pytest.raises(KeyboardInterrupt):
         generate(small_config(tmp_path / "killed"))
     killed = tmp_path / "killed"
