@@ -1,9 +1,11 @@
-"""`reasonaudio evaluate`, `reasonaudio baselines` and `reasonaudio demo`."""
+"""The evaluation stage's subcommands of `reasonaudio`: evaluate and baselines."""
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+
+from .encoding import DEFAULT_CACHE
 
 BASELINES = ("random", "oracle", "bag-of-sounds", "first-mentioned-first", "timeline-rule", "shortcut-audit",
              "two-stage:{text_model}?captions=oracle")
@@ -43,8 +45,15 @@ def add_commands(sub) -> dict:
     evaluate.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: %(default)s)")
     evaluate.add_argument("--out", required=True,
                           help="folder for results.json, results.md, results.png (not inside --data)")
-    evaluate.add_argument("--overwrite", action="store_true", help="replace the results already in --out")
-    evaluate.add_argument("--quiet", action="store_true", help="no progress bars")
+    evaluate.add_argument("--overwrite", action="store_true",
+                          help="replace the results already in --out (default: off: an existing results.json stops "
+                               "the run)")
+    evaluate.add_argument("--cache", default=str(DEFAULT_CACHE),
+                          help="folder for the embedding cache, keyed by model and corpus fingerprint: a second or "
+                               "interrupted run loads what was encoded (default: %(default)s; REASONAUDIO_CACHE moves "
+                               "it)")
+    evaluate.add_argument("--no-cache", action="store_true", help="encode everything afresh, save nothing (default: off)")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
     baselines = sub.add_parser(
         "baselines", help="the reference points: random, oracle, bag-of-sounds, first-mentioned-first, timeline-rule, "
@@ -66,18 +75,14 @@ def add_commands(sub) -> dict:
     baselines.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
     baselines.add_argument("--out", help="also write each system's results and baselines.md here (not inside --data; "
                                          "default: print only)")
-    baselines.add_argument("--overwrite", action="store_true", help="replace the baselines already in --out")
-    baselines.add_argument("--quiet", action="store_true", help="no progress bars")
+    baselines.add_argument("--overwrite", action="store_true",
+                           help="replace the baselines already in --out (default: off: existing ones stop the run)")
+    baselines.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
-    demo = sub.add_parser("demo", help="build a small corpus from the built-in bank and print the baseline table")
-    demo.add_argument("--out", default="demo", help="folder for the corpus (default: %(default)s)")
-    demo.add_argument("--queries-per-task", type=int, default=20,
-                      help="queries of each task in the test and train splits (default: %(default)s)")
-    demo.add_argument("--quiet", action="store_true", help="no progress bars")
-    return {"evaluate": run_evaluate, "baselines": run_baselines, "demo": run_demo}
+    return {"evaluate": run_evaluate, "baselines": run_baselines}
 
 
-def _quiet(args) -> None:
+def quiet(args) -> None:
     if args.quiet:
         import datasets
 
@@ -86,20 +91,31 @@ def _quiet(args) -> None:
 
 def run_evaluate(args) -> int:
     from .report import check_out, write_results
+    from .encoding import close_distributed, distributed, init_distributed
     from .runner import check_settings, run, run_conditions
-    from .systems import EvalData, open_system
+    from .systems import EmbeddingSystem, EvalData, open_system
 
     check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True)
     check_out(args.out, args.data, "results.json", args.overwrite)
-    _quiet(args)
-    conditions = _conditions(args.data, args.split, args.acoustics)
-    system = open_system(args.model, device=args.device)
-    if len(conditions) > 1:
-        result = run_conditions(system, args.data, conditions, args.split, args.mode, args.device, args.batch_size,
-                                args.bootstrap, args.seed, not args.quiet)
-    else:
-        data = EvalData.load(args.data, args.split, acoustics=conditions[0] if conditions else None)
-        result = run(system, data, args.mode, args.device, args.batch_size, args.bootstrap, args.seed, not args.quiet)
+    device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
+    rank, world = distributed()
+    try:
+        args.quiet = args.quiet or rank != 0
+        quiet(args)
+        conditions = _conditions(args.data, args.split, args.acoustics)
+        system = open_system(args.model, device=device)
+        if isinstance(system, EmbeddingSystem):
+            system.cache_root, system.shared = None if args.no_cache else args.cache, world > 1
+        if len(conditions) > 1:
+            result = run_conditions(system, args.data, conditions, args.split, args.mode, device, args.batch_size,
+                                    args.bootstrap, args.seed, not args.quiet)
+        else:
+            data = EvalData.load(args.data, args.split, acoustics=conditions[0] if conditions else None)
+            result = run(system, data, args.mode, device, args.batch_size, args.bootstrap, args.seed, not args.quiet)
+    finally:
+        close_distributed()
+    if rank != 0:   # rank 0 scores and writes
+        return 0
     parameters = {key: getattr(args, key) for key in ("mode", "split", "device", "batch_size", "bootstrap", "seed",
                                                       "acoustics")}
     out = write_results(args.out, result, system.name, args.data, parameters)
@@ -196,21 +212,7 @@ def run_baselines(args) -> int:
     check_device(args.device)
     if args.out:
         check_out(args.out, args.data, "baselines.json", args.overwrite)
-    _quiet(args)
+    quiet(args)
     print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
                           args.acoustics))
-    return 0
-
-
-def run_demo(args) -> int:
-    _quiet(args)
-    from generation.cli import print_summary
-    from generation.pipeline import GenerateConfig, generate
-
-    for split in ("test", "train"):  # the train split feeds the shortcut audit; test first, so train avoids its texts
-        record = generate(GenerateConfig(out=args.out, split=split, queries_per_task=args.queries_per_task,
-                                         sample_rate=16000, progress=not args.quiet))
-        print_summary(record, split, args.out)
-    print(f"\nbaselines on {args.out} (test): group accuracy (%) per task, 95 % intervals; random = 10 %\n")
-    print(baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", None, not args.quiet))
     return 0

@@ -6,6 +6,7 @@ import torch
 
 from reasonaudio_metric.functional import check_count, paired_differences, score
 
+from .encoding import distributed
 from .systems import EmbeddingSystem, EvalData, System
 
 MODES = ("group", "corpus")
@@ -55,10 +56,13 @@ def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu"
         bootstrap: int = 1000, seed: int = 0, progress: bool = True, by: tuple[str, ...] | None = None,
         per_query: bool = False) -> dict:
     """The metric's result dict for `system` on `data`, broken down `by` those query columns (default:
-    task x depth where the queries carry depth); with each query's values when `per_query`."""
+    task x depth where the queries carry depth); with each query's values when `per_query`. None on the
+    ranks other than 0 of a launcher's process group when the system shares its encoding (`shared`)."""
     check_settings(mode, device, batch_size, bootstrap)
     by = by or breakdown(data)
     full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
+    if getattr(system, "shared", False) and distributed()[0] != 0:
+        return None   # a launcher's other ranks helped encode; rank 0 scores
     expected = (len(data.queries), len(data.corpus))
     if tuple(full.shape) != expected:
         raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
@@ -80,6 +84,8 @@ def run_conditions(system: System, source: str, conditions: list[str], split: st
         data = EvalData.load(source, split, acoustics=condition)
         tasks = tasks if tasks is not None else np.asarray(data.queries["task"])
         results[condition] = run(system, data, mode, device, batch_size, bootstrap, seed, progress, per_query=True)
+    if any(result is None for result in results.values()):
+        return None   # not rank 0 of a launcher's process group
     first, *others = conditions
     values = {c: {m: np.asarray(v) for m, v in results[c].pop("per_query").items() if m != "query_id"} for c in conditions}
     combined = dict(results[first])

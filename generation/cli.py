@@ -1,27 +1,13 @@
-"""The `reasonaudio` command."""
+"""The generation stage's subcommands of `reasonaudio`: generate, merge, validate, publish."""
 from __future__ import annotations
 
 import argparse
 import json
-import logging
 import shutil
 import sys
 from pathlib import Path
 
 from .sources import HELP as SOURCES_HELP
-
-EXAMPLES = """examples:
-  reasonaudio demo                                                  # demo corpus and the baseline table
-  reasonaudio generate --out demo --queries-per-task 20            # small demo from the built-in bank
-  reasonaudio generate --source esc50:/data/ESC-50 --out reasonaudio --workers 8
-  reasonaudio generate --source esc50:/data/ESC-50 --out robust --acoustics all   # + corpus_noisy, ...
-  reasonaudio generate --source esc50:/data/ESC-50 --out part3 --num-shards 10 --shard-index 3
-  reasonaudio merge reasonaudio part0 part1 ... part9
-  reasonaudio validate reasonaudio
-  reasonaudio publish reasonaudio --repo-id my-org/reasonaudio --dry-run
-  reasonaudio evaluate --data reasonaudio --model clap:laion/clap-htsat-unfused --device cuda --out runs/clap
-  reasonaudio baselines --data reasonaudio --out runs/baselines
-"""
 
 
 def _generate_parser(sub) -> None:
@@ -73,9 +59,10 @@ def _generate_parser(sub) -> None:
                    help="split the rendering into this many independent jobs (default: %(default)s)")
     p.add_argument("--shard-index", type=int, default=d.shard_index, help="which job this is (default: %(default)s)")
     p.add_argument("--skip-bad-sources", action="store_true",
-                   help="leave out unreadable/empty/silent/NaN/unlabelled recordings (the card lists them)")
+                   help="leave out unreadable/empty/silent/NaN/unlabelled recordings (the card lists them) (default: off: "
+                        "a bad recording stops the run, naming it)")
     add_force(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
 
 def count_range(text: str) -> tuple[int, int]:
@@ -90,7 +77,8 @@ def count_range(text: str) -> tuple[int, int]:
 def add_force(parser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="write into an --out that also holds unrelated files (left untouched, never published); "
-                             "a README.md that is not a ReasonAudio card is never overwritten, even so")
+                             "a README.md that is not a ReasonAudio card is never overwritten, even so (default: off: refuse "
+                             "such a folder)")
 
 
 def print_summary(record: dict, split: str, out: str) -> None:
@@ -189,16 +177,12 @@ def _run_publish(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     description="ReasonAudio: a benchmark for reasoning in text-to-audio retrieval.",
-                                     epilog=EXAMPLES)
-    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
-    sub = parser.add_subparsers(dest="command", required=True)
+def add_commands(sub) -> dict:
+    """Register generate, merge, validate and publish; returns their runners by name."""
     _generate_parser(sub)
     merge = sub.add_parser("merge", help="combine the folders of independent generate jobs and write the card")
     merge.add_argument("out", help="the folder to complete (may itself hold some jobs' files)")
-    merge.add_argument("parts", nargs="*", help="folders written by other jobs")
+    merge.add_argument("parts", nargs="*", help="folders written by other jobs (default: none)")
     add_force(merge)
     validate = sub.add_parser(
         "validate", help="re-derive a generated folder from its files; exit 1 on any finding",
@@ -210,36 +194,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "leaks between splits; and, unless --quick, every clip decoded and compared with its "
                     "re-rendering from the published atomic sounds (catches swapped, edited or shifted audio).")
     validate.add_argument("dir", help="a folder written by reasonaudio generate or merge")
-    validate.add_argument("--quick", action="store_true", help="skip decoding and re-rendering the audio")
+    validate.add_argument("--quick", action="store_true", help="skip decoding and re-rendering the audio (default: off: the full check)")
     validate.add_argument("--workers", type=int, default=2, help="processes for the audio check (default: %(default)s)")
-    validate.add_argument("--quiet", action="store_true", help="no progress bar")
+    validate.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
     publish = sub.add_parser("publish", help="upload a validated folder as a Hugging Face dataset",
                              description="Validate DIR, then create the dataset repository (if needed) and upload "
                                          "the folder. The token comes from `huggingface-cli login` or HF_TOKEN and is "
                                          "never printed.")
     publish.add_argument("dir", help="a generated folder; only its card, records and declared data files are sent")
     publish.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repository")
-    publish.add_argument("--private", action="store_true", help="create the repository private")
-    publish.add_argument("--revision", help="branch to upload to (created if missing)")
+    publish.add_argument("--private", action="store_true", help="create the repository private (default: public)")
+    publish.add_argument("--revision", help="branch to upload to, created if missing (default: main)")
     publish.add_argument("--dry-run", action="store_true",
                          help="list every file and its size; no network call (validates without decoding audio: "
-                              "the upload itself runs the full check)")
-    from evaluation.cli import add_commands
-
-    COMMANDS.update(add_commands(sub))
-    return parser
-
-
-COMMANDS = {"generate": _run_generate, "merge": _run_merge, "validate": _run_validate, "publish": _run_publish}
-
-
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
-    try:
-        return COMMANDS[args.command](args)
-    except (ValueError, OSError) as error:   # bad input: one line naming the cause (the traceback with --debug)
-        if args.debug:
-            raise
-        print(f"reasonaudio {args.command}: {error}", file=sys.stderr)
-        return 2
+                              "the upload itself runs the full check) (default: off)")
+    return {"generate": _run_generate, "merge": _run_merge, "validate": _run_validate, "publish": _run_publish}

@@ -35,6 +35,8 @@ from .tasks import EVENTS_PER_CLIP, TASKS, QueryPlan, check_feasible, longest_di
 from .templates import DEFAULT_STYLE, STYLES
 from .writer import read_stamp, write_table
 
+MIN_CORPUS_FILES = 8
+
 log = logging.getLogger(__name__)
 STAGING = f"{RECORDS}/staging"
 MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
@@ -156,12 +158,16 @@ class Plan:
                                        {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips})
 
     def corpus_files(self, config: str = "corpus") -> list[tuple[str, int, int]]:
-        """(relative path, first clip, end clip) for each file of a corpus config; at most 500 MB even as raw PCM."""
+        """(relative path, first clip, end clip) for each file of a corpus config: at most 500 MB even as raw
+        PCM, whole row groups spread evenly, and at least MIN_CORPUS_FILES files when there are that many row
+        groups, so that streamed and sharded reading (DataLoader workers, `split_dataset_by_node`) has files
+        to spread. A function of the plan alone: the files are the same for any --workers."""
         raw_bytes = self.config.clip_seconds * self.config.sample_rate * 2
-        per_file = max(AUDIO_ROWS_PER_GROUP, int(0.9 * MAX_SHARD_BYTES / raw_bytes) // AUDIO_ROWS_PER_GROUP * AUDIO_ROWS_PER_GROUP)
-        count = -(-len(self.clips) // per_file)
-        return [(data_file(config, self.config.split, i, count), i * per_file, min(len(self.clips), (i + 1) * per_file))
-                for i in range(count)]
+        largest = max(1, int(0.9 * MAX_SHARD_BYTES / raw_bytes) // AUDIO_ROWS_PER_GROUP)   # row groups per file
+        groups = -(-len(self.clips) // AUDIO_ROWS_PER_GROUP)
+        count = max(-(-groups // largest), min(MIN_CORPUS_FILES, groups))
+        bounds = [min(len(self.clips), i * groups // count * AUDIO_ROWS_PER_GROUP) for i in range(count + 1)]
+        return [(data_file(config, self.config.split, i, count), bounds[i], bounds[i + 1]) for i in range(count)]
 
 
 def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]]) -> str:

@@ -16,6 +16,8 @@ from .schema import CONFIGS, SPLITS, data_pattern, features
 TEMPLATE = Path(__file__).with_name("card_template.md")
 RECORDS = ".reasonaudio"
 CARD_RECORD = "card.json"     # the hash of the card last written, and the repository it names
+TASK_CATEGORIES = ["other", "text-to-audio"]   # as MTEB's cards declare a t2a Any2AnyRetrieval task (tested)
+DEFAULT_CONFIG = "queries"    # what load_dataset(DIR) with no config and the viewer's first tab show
 LICENSE_IDS = {"CC0-1.0": "cc0-1.0", "CC-BY-NC-3.0": "cc-by-nc-3.0", "CC-BY-4.0": "cc-by-4.0"}
 
 
@@ -36,14 +38,54 @@ def hub_license(licenses: list[str]) -> str:
     return ids.pop() if len(ids) == 1 else "other"
 
 
-def _split_infos(out: Path, config: str, splits) -> SplitDict:
-    """Rows and bytes of each split of a config, read from the Parquet footers."""
-    infos = SplitDict()
+def _arrow_nbytes(files: list[Path], config: str) -> int:
+    """The bytes `push_to_hub` records for a split: `Dataset._estimate_nbytes()` of the table as datasets
+    holds it (Arrow IPC, as its cache writes it: a plain Parquet read differs by a few bytes of buffers).
+    One file in memory at a time: Arrow sizes add up over files, and `_estimate_nbytes`'s correction for
+    the audio column is measured on the first 1,000 rows and scaled to all, as it does."""
+    import pyarrow as pa
+    from datasets import Dataset
+
+    info, total, rows, head = DatasetInfo(features=features(config)), 0, 0, []
+    for path in files:
+        table = pq.read_table(path, schema=features(config).arrow_schema)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        table = pa.ipc.open_stream(sink.getvalue()).read_all()
+        total, rows = total + table.nbytes, rows + len(table)
+        if sum(map(len, head)) < 1000:
+            head.append(table.slice(0, 1000 - sum(map(len, head))))
+    if not rows:
+        return 0
+    head = pa.concat_tables(head)
+    correction = Dataset(head, info=info)._estimate_nbytes() - head.nbytes
+    return total + correction * rows // len(head)
+
+
+def _config_info(out: Path, config: str, splits) -> DatasetInfo:
+    """A config's `dataset_info` as `push_to_hub` computes it: per split the rows and the in-memory bytes;
+    download_size the Parquet files' bytes, dataset_size the splits' bytes, size_in_bytes both."""
+    infos, download = SplitDict(), 0
     for split in splits:
         files = sorted(out.glob(data_pattern(config, split)))
-        infos.add(SplitInfo(name=split, num_bytes=sum(f.stat().st_size for f in files),
+        download += sum(f.stat().st_size for f in files)
+        infos.add(SplitInfo(name=split, num_bytes=_arrow_nbytes(files, config),
                             num_examples=sum(pq.ParquetFile(f).metadata.num_rows for f in files)))
-    return infos
+    size = sum(info.num_bytes for info in infos.values())
+    return DatasetInfo(config_name=config, features=features(config), splits=infos, download_size=download,
+                       dataset_size=size, size_in_bytes=download + size)
+
+
+def _source_dataset(source: str) -> str:
+    """The Hub's source_datasets value of a --source: `original` for the built-in synthetic bank, else
+    `extended|<what it draws on>` (esc50, fsd50k, a Hub repository, or the user's own files)."""
+    kind, _, location = source.partition(":")
+    if kind == "synthetic":
+        return "original"
+    if kind == "hf":
+        return f"extended|{location.partition('?')[0]}"
+    return f"extended|{kind if kind in ('esc50', 'fsd50k') else 'other'}"
 
 
 def _size_category(clips: int) -> str:
@@ -67,14 +109,16 @@ def card_data(out: Path, records: dict[str, dict]) -> DatasetCardData:
     clips = sum(record["counts"]["clips"] for record in records.values())
     configs = folder_configs(records)
     data = DatasetCardData(
-        pretty_name="ReasonAudio", license=hub_license(licenses), language=["en"],
-        size_categories=[_size_category(clips)], task_categories=["audio-classification"],
+        pretty_name="ReasonAudio", license=hub_license(licenses), language=["en"], multilinguality="monolingual",
+        size_categories=[_size_category(clips)], task_categories=TASK_CATEGORIES,
+        annotations_creators=["machine-generated"], language_creators=["machine-generated"],
+        source_datasets=sorted({_source_dataset(record["parameters"]["source"]) for record in records.values()}),
         tags=["audio", "retrieval", "text-to-audio-retrieval", "reasoning", "benchmark", "mteb"],
-        configs=[{"config_name": config, "data_files": [{"split": split, "path": data_pattern(config, split)}
-                                                        for split in splits]} for config, splits in configs.items()],
+        configs=[{"config_name": config, **({"default": True} if config == DEFAULT_CONFIG else {}),
+                  "data_files": [{"split": split, "path": data_pattern(config, split)} for split in splits]}
+                 for config, splits in configs.items()],
     )
-    DatasetInfosDict({config: DatasetInfo(config_name=config, features=features(config),
-                                          splits=_split_infos(out, config, splits)) for config, splits in configs.items()}
+    DatasetInfosDict({config: _config_info(out, config, splits) for config, splits in configs.items()}
                      ).to_dataset_card_data(data)
     return data
 

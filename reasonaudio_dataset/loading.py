@@ -80,9 +80,9 @@ def audio_decoder(sampling_rate: int | None = None, backend: str | None = None):
     return transform
 
 
-def conditions_of(path_or_repo: str, split: str = "test") -> dict[str, str]:
-    """The acoustic conditions of a split and the config holding each ({"clean": "corpus", "noisy":
-    "corpus_noisy", ...}), from the split's record (a local folder, or the Hub repository's records)."""
+def read_record(path_or_repo: str, split: str = "test") -> dict:
+    """The record `generate` wrote for a split (fingerprint, counts, acoustics, ...), from a local folder or
+    the Hub repository; {} when there is none (offline, or not a ReasonAudio build)."""
     relative = f"{RECORDS}/{split}.json"
     path = Path(path_or_repo) / relative
     if not Path(path_or_repo).exists():
@@ -90,13 +90,19 @@ def conditions_of(path_or_repo: str, split: str = "test") -> dict[str, str]:
             from huggingface_hub import hf_hub_download
 
             path = Path(hf_hub_download(path_or_repo, relative, repo_type="dataset"))
-        except Exception:  # offline, or no such repository: the naming convention still applies
+        except Exception:  # offline, or no such repository
             return {}
     try:
-        record = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    return {name: config for config, name in record.get("acoustics", {"corpus": "clean"}).items()}
+
+
+def conditions_of(path_or_repo: str, split: str = "test") -> dict[str, str]:
+    """The acoustic conditions of a split and the config holding each ({"clean": "corpus", "noisy":
+    "corpus_noisy", ...}), from the split's record ({} without one: the naming convention still applies)."""
+    record = read_record(path_or_repo, split)
+    return {name: config for config, name in record.get("acoustics", {"corpus": "clean"}).items()} if record else {}
 
 
 def corpus_of(path_or_repo: str, split: str, acoustics: str | None) -> str:

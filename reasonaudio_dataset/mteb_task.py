@@ -1,19 +1,34 @@
-"""An example MTEB task over a ReasonAudio folder or Hub repository (needs `pip install mteb`).
-
-The `queries`, `corpus` and `qrels` configs follow MTEB's retrieval convention (`id`, `text` /
-`audio`, `query-id`, `corpus-id`, `score`), so MTEB's own loader reads them unchanged:
+"""ReasonAudio as MTEB tasks over a folder or Hub repository (needs `pip install 'reasonaudio[mteb]'`).
 
     import mteb
     from reasonaudio_dataset.mteb_task import reasonaudio_task
-    results = mteb.evaluate(model, tasks=[reasonaudio_task("org/reasonaudio")])
+    results = mteb.evaluate(model, tasks=[reasonaudio_task("org/reasonaudio")])           # group protocol
+    results = mteb.evaluate(model, tasks=[reasonaudio_task("org/reasonaudio", mode="corpus")])  # whole corpus
 
-MTEB scores with pytrec_eval, where excluded pairs (score -1) stay in the ranking as non-relevant
-and ties are broken by order; `reasonaudio_metric` drops them and counts ties exactly.
+The `queries`, `corpus` and `qrels` configs follow MTEB's retrieval convention (`id`, `text` / `audio`,
+`query-id`, `corpus-id`, `score`), so MTEB's own loader reads them. Two things make MTEB's scores
+ReasonAudio's, both through MTEB's own mechanisms:
+
+* each query's ranking is given as MTEB's `top_ranked` (its reranking input): in `group` mode the query's
+  own candidates, in `corpus` mode every clip except its excluded (ambiguous, qrels score -1) ones. MTEB
+  then ranks exactly what `reasonaudio_metric` ranks, so on tie-free scores its per-query nDCG@10 is the
+  metric's (tested to 1e-6). MTEB's `ndcg_at_10` averages over queries, the metric over tasks: equal when
+  the tasks have as many queries each, as builds do;
+* `task_specific_scores` adds the metric's scores to MTEB's: `group_accuracy` (the group task's main
+  score; ties counted exactly, macro-averaged over tasks), `group_mrr`, per task `group_accuracy_<task>`;
+  in corpus mode `reasonaudio_ndcg_at_10` (MTEB's per-query nDCG@10, macro-averaged over tasks) and
+  `ndcg_at_10_<task>`.
+
+Only the columns MTEB encodes are kept (`id`, `text`; `id`, `audio`): the ragged ReasonAudio columns
+(hard_negatives, events, ...) would break MTEB's batch collation.
 """
 from __future__ import annotations
 
+import numpy as np
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 from mteb.abstasks.task_metadata import TaskMetadata
+
+from reasonaudio_metric.functional import score
 
 CITATION = r"""
 @article{reasonaudio2026,
@@ -22,16 +37,75 @@ CITATION = r"""
   year = {2026},
 }
 """
+MODES = {"group": "group_accuracy", "corpus": "ndcg_at_10"}   # mode -> the task's main score
 
 
-def reasonaudio_task(path: str, revision: str = "main", split: str = "test") -> AbsTaskRetrieval:
-    """A text-to-audio retrieval task over the whole corpus of one split (a local folder works too)."""
+class ReasonAudioRetrieval(AbsTaskRetrieval):
+    """Text-to-audio retrieval over one split of a ReasonAudio build, scored as `reasonaudio_metric` scores."""
 
-    class ReasonAudioT2ARetrieval(AbsTaskRetrieval):
+    mode = "group"
+
+    def dataset_transform(self, num_proc=None, **kwargs) -> None:
+        self._queries = {}
+        for subset, splits in self.dataset.items():
+            for split, data in splits.items():
+                queries = data["queries"]
+                table = queries.select_columns([c for c in ("id", "task", "candidates", "positive")
+                                                if c in queries.column_names]).to_dict()
+                table["query_id"] = table.pop("id")
+                self._queries[subset, split] = table
+                data["queries"] = queries.select_columns(["id", "text"])
+                data["corpus"] = data["corpus"].select_columns(["id", "audio"])
+                excluded = {query: {clip for clip, grade in docs.items() if grade < 0}
+                            for query, docs in data["relevant_docs"].items()}
+                data["relevant_docs"] = {query: {clip: grade for clip, grade in docs.items() if grade > 0}
+                                         for query, docs in data["relevant_docs"].items()}
+                if self.mode == "group":
+                    data["top_ranked"] = dict(zip(table["query_id"], table["candidates"]))
+                else:
+                    clips = data["corpus"]["id"]
+                    data["top_ranked"] = {query: [c for c in clips if c not in excluded.get(query, ())]
+                                          for query in table["query_id"]}
+
+    def task_specific_scores(self, scores, qrels, results, hf_split, hf_subset) -> dict[str, float]:
+        """The metric's scores of the ranking MTEB made (its similarity values, ties counted exactly)."""
+        queries = self._queries[hf_subset, hf_split]
+        ids = queries["query_id"]
+        if self.mode == "group":
+            matrix = np.array([[results[q].get(clip, -np.inf) for clip in group]
+                               for q, group in zip(ids, queries["candidates"])])
+            found = score(_finite(matrix), queries, bootstrap=0)
+            return {"group_accuracy": found["average"]["accuracy"], "group_mrr": found["average"]["mrr"],
+                    **{f"group_accuracy_{task}": found[task]["accuracy"] for task in found["num_queries"]}}
+        per_task: dict[str, list[float]] = {}
+        for query, task in zip(ids, queries["task"]):
+            per_task.setdefault(task, []).append(scores[query]["ndcg_cut_10"])
+        means = {task: float(np.mean(values)) for task, values in per_task.items()}
+        return {"reasonaudio_ndcg_at_10": float(np.mean(list(means.values()))),
+                **{f"ndcg_at_10_{task}": value for task, value in means.items()}}
+
+
+def _finite(matrix: np.ndarray) -> np.ndarray:
+    """Candidates MTEB did not return (beyond its top k) rank below every returned one."""
+    low = matrix[np.isfinite(matrix)].min(initial=0.0)
+    return np.where(np.isfinite(matrix), matrix, low - 1.0)
+
+
+def reasonaudio_task(path: str, revision: str = "main", split: str = "test", mode: str = "group") -> AbsTaskRetrieval:
+    """An MTEB task over one split of a ReasonAudio folder or Hub repository. `mode`: `group` (each query ranks
+    its own candidates; main score group_accuracy, the benchmark's headline) or `corpus` (the whole corpus
+    without the query's excluded clips; main score ndcg_at_10).
+
+    MTEB caches results by model name and revision and task name, not by dataset: when you score another
+    build under the same task name, pass `mteb.evaluate(..., cache=None)` (or overwrite_strategy="always")."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {sorted(MODES)}, got {mode!r}")
+
+    class Task(ReasonAudioRetrieval):
         metadata = TaskMetadata(
-            name="ReasonAudioT2ARetrieval",
+            name=f"ReasonAudioT2A{mode.capitalize()}Retrieval",
             description="Reasoning-intensive text-to-audio retrieval: negation, order, overlap, duration and "
-                        "their mix, over synthesized clips with exact qrels.",
+                        f"their mix, over synthesized clips with exact qrels ({mode} protocol).",
             reference="https://arxiv.org/abs/2605.03361",
             dataset={"path": path, "revision": revision},
             type="Any2AnyRetrieval",
@@ -39,10 +113,11 @@ def reasonaudio_task(path: str, revision: str = "main", split: str = "test") -> 
             modalities=["text", "audio"],
             eval_splits=[split],
             eval_langs=["eng-Latn"],
-            main_score="ndcg_at_10",
+            main_score=MODES[mode],
             annotations_creators="derived",
             sample_creation="created",
             bibtex_citation=CITATION,
         )
 
-    return ReasonAudioT2ARetrieval()
+    Task.mode = mode
+    return Task()

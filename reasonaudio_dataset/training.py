@@ -12,7 +12,8 @@ class ContrastiveTriplets(torch.utils.data.Dataset):
     minimal-pair negatives (the clip that differs only in the tested attribute), as float32 tensors.
 
     Which hard negative a query yields is drawn from (seed, epoch, index); call `set_epoch` between
-    epochs to cycle through them.
+    epochs to cycle through them. The epoch lives in shared memory, so `set_epoch` reaches DataLoader
+    workers that outlive an epoch (`persistent_workers=True`) too; call it before iterating the loader.
 
     `augment` (a preset name such as "noisy" or "wild", a YAML file, or an audiomentations `Compose`)
     applies an acoustic condition on the fly, in the DataLoader's workers. Its parameters (noise, room,
@@ -33,10 +34,19 @@ class ContrastiveTriplets(torch.utils.data.Dataset):
         without_hard = [q for q, hard in zip(self.queries["query_id"], self.queries["hard_negatives"]) if not hard]
         if without_hard:
             raise ValueError(f"{len(without_hard)} queries have no hard negative, e.g. {without_hard[:3]}")
-        self.seed, self.epoch, self.augment = seed, 0, None if condition is None or condition.clean else condition
+        self.seed, self.augment = seed, None if condition is None or condition.clean else condition
+        self._epoch = torch.zeros((), dtype=torch.int64).share_memory_()
+
+    @property
+    def epoch(self) -> int:
+        return int(self._epoch)
+
+    @epoch.setter
+    def epoch(self, epoch: int) -> None:
+        self.set_epoch(epoch)
 
     def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
+        self._epoch.fill_(epoch)
 
     def __len__(self) -> int:
         return len(self.queries)

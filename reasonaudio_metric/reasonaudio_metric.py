@@ -3,7 +3,9 @@
 An `evaluate` module over the plain functions of `functional.py`. The similarity matrix never enters
 evaluate's Arrow cache: `compute(similarity=S, queries=Q, ...)` hands it straight to the functional
 core, which reduces it on its own device. `add_batch(similarity=rows, query_id=ids)` also works (the
-standard incremental path, slower for large matrices).
+standard incremental path, slower for large matrices). `evaluate.combine([...])` works, one-shot and
+incremental, with modules that take the same inputs (it hands every module predictions=None and
+references=None, which are ignored).
 """
 import datasets
 import evaluate
@@ -72,8 +74,12 @@ class ReasonAudio(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2605.03361"],
         )
 
-    def compute(self, *, similarity=None, query_id=None, **kwargs):
-        """Score a whole similarity matrix directly (the fast path), or what `add_batch` collected."""
+    def compute(self, *, similarity=None, query_id=None, predictions=None, references=None, **kwargs):
+        """Score a whole similarity matrix directly (the fast path), or what `add_batch` collected.
+        `evaluate.combine` passes predictions=None and references=None to every module: they are ignored."""
+        if predictions is not None or references is not None:
+            raise ValueError("ReasonAudio scores a similarity matrix (similarity=, queries=), not predictions/"
+                             "references: combine it only with modules that take similarity, or score it alone")
         if similarity is not None and query_id is None:
             return score(similarity, **kwargs)
         return super().compute(similarity=similarity, query_id=query_id, **kwargs)

@@ -3,10 +3,12 @@ import os
 import shutil
 import tempfile
 
-# Each test session gets its own datasets cache (a cache keyed on a reused tmp path would serve stale
-# tables), and nothing reaches for the Hub.
-os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="reasonaudio-datasets-cache-")
-atexit.register(shutil.rmtree, os.environ["HF_DATASETS_CACHE"], ignore_errors=True)
+# Each test session gets its own caches (datasets', ReasonAudio's embeddings, MTEB's results: a cache
+# keyed on a reused tmp path would serve stale tables), and nothing reaches for the Hub.
+CACHES = tempfile.mkdtemp(prefix="reasonaudio-test-caches-")
+atexit.register(shutil.rmtree, CACHES, ignore_errors=True)
+for variable in ("HF_DATASETS_CACHE", "REASONAUDIO_CACHE", "MTEB_CACHE"):
+    os.environ[variable] = os.path.join(CACHES, variable.lower())
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 

@@ -10,7 +10,7 @@ import pytest
 
 from generation.acoustics import (MAX_RT60, ConditionError, GroupChain, as_condition, condition_from_spec,
                                   load_condition, presets)
-from generation.cli import main
+from reasonaudio_cli import main
 from generation.pipeline import generate
 from generation.validate import validate
 

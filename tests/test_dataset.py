@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from generation.cli import main
+from reasonaudio_cli import main
 from generation.pipeline import generate
 from generation.publish import NotPublishable, files_to_upload, publish
 from generation.relations import NO, Atom, Event, relevant
@@ -63,6 +63,48 @@ def test_every_config_loads_with_no_extra_arguments_and_suits_the_viewer(two_spl
         assert max(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)) <= 100
         assert path.stat().st_size <= 500_000_000
     assert not list(two_splits.rglob("*.py"))
+
+
+def test_card_metadata_is_what_the_hub_and_mteb_expect(two_splits):
+    meta = card_yaml(two_splits)
+    assert [c["config_name"] for c in meta["configs"] if c.get("default")] == ["queries"]
+    assert datasets.load_dataset(str(two_splits), split="test").column_names == \
+        datasets.load_dataset(str(two_splits), "queries", split="test").column_names   # the bare call: queries
+    assert meta["annotations_creators"] == ["machine-generated"] and meta["multilinguality"] == "monolingual"
+    assert meta["source_datasets"] == ["original"]                                    # the synthetic bank
+    mteb = pytest.importorskip("mteb")
+    from reasonaudio_dataset.mteb_task import reasonaudio_task
+
+    metadata = reasonaudio_task(str(two_splits)).metadata
+    assert meta["task_categories"] == metadata._hf_task_type() + metadata._hf_task_category()
+    for info in meta["dataset_info"]:                                                 # as push_to_hub computes them
+        config, files = info["config_name"], list(two_splits.glob(f"{info['config_name']}/*.parquet"))
+        for split in info["splits"]:
+            loaded = datasets.load_dataset(str(two_splits), config, split=split["name"])
+            assert split["num_bytes"] == loaded._estimate_nbytes() and split["num_examples"] == loaded.num_rows
+        assert info["download_size"] == sum(f.stat().st_size for f in files)
+        assert info["dataset_size"] == sum(split["num_bytes"] for split in info["splits"])
+
+
+def test_corpus_comes_in_enough_files_to_stream_into_several_workers(small_corpus, tmp_path):
+    from types import SimpleNamespace
+
+    from generation.pipeline import GenerateConfig, Plan
+
+    at_16k = Plan.corpus_files(SimpleNamespace(config=GenerateConfig(sample_rate=16000), clips=[None] * 10_000))
+    assert len(at_16k) == 8 and at_16k[0][1:] == (0, 1200) and at_16k[-1][2] == 10_000
+    assert all(first % 100 == 0 and next_first == end for (_, first, end), (_, next_first, _) in
+               zip(at_16k, at_16k[1:]))                                                # whole row groups, no gap
+    assert len(Plan.corpus_files(SimpleNamespace(config=GenerateConfig(), clips=[None] * 1000))) == 8
+    at_44k = Plan.corpus_files(SimpleNamespace(config=GenerateConfig(), clips=[None] * 10_000))
+    assert len(at_44k) == 20                                                          # 500 MB of raw PCM at most
+    assert len(list(small_corpus.glob("corpus/test-*.parquet"))) == 2                 # 180 clips: 2 row groups
+    torch = pytest.importorskip("torch")
+    streamed = datasets.load_dataset(str(small_corpus), "corpus", split="test", streaming=True)
+    assert streamed.num_shards == 2
+    loader = torch.utils.data.DataLoader(streamed.select_columns(["clip_id"]), batch_size=None, num_workers=2)
+    seen = [row["clip_id"] for row in loader]
+    assert sorted(seen) == sorted(datasets.load_dataset(str(small_corpus), "corpus", split="test")["clip_id"])
 
 
 def test_train_split_shares_no_query_text_or_recording_with_test(two_splits):
@@ -127,6 +169,23 @@ def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits)
     loader = torch.utils.data.DataLoader(triplets, batch_size=4)
     texts, positives, negatives = next(iter(loader))
     assert len(texts) == 4 and positives.shape == negatives.shape == (4, 10 * 16000)
+
+
+def test_set_epoch_reaches_persistent_dataloader_workers(two_splits):
+    torch = pytest.importorskip("torch")
+    from reasonaudio_dataset.training import ContrastiveTriplets
+
+    triplets = ContrastiveTriplets(str(two_splits), split="train", seed=3)
+    loader = torch.utils.data.DataLoader(triplets, batch_size=None, num_workers=2, persistent_workers=True)
+    reference = ContrastiveTriplets(str(two_splits), split="train", seed=3)
+    drawn = []
+    for epoch in range(3):
+        triplets.set_epoch(epoch)
+        reference.set_epoch(epoch)
+        negatives = [negative for _, _, negative in loader]
+        assert all(torch.equal(negative, reference[i][2]) for i, negative in enumerate(negatives))
+        drawn.append(negatives)
+    assert any(not torch.equal(a, b) for later in drawn[1:] for a, b in zip(drawn[0], later))  # not epoch 0's draws
 
 
 def test_publish_dry_run_lists_every_file_without_network(two_splits, capsys):

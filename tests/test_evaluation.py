@@ -10,7 +10,7 @@ import torch
 from evaluation.cli import baselines_table
 from evaluation.runner import evaluate_encoders, run
 from evaluation.systems import EvalData, open_system
-from generation.cli import main
+from reasonaudio_cli import main
 from generation.pipeline import generate
 
 from .conftest import small_config

@@ -14,7 +14,7 @@ import soundfile
 
 import generation.pipeline as pipeline
 from generation.bank import BadSourcesError, build_bank
-from generation.cli import main
+from reasonaudio_cli import main
 from generation.pipeline import generate
 from generation.tasks import TASKS, PlanningError, check_feasible
 from generation.validate import validate
@@ -56,7 +56,7 @@ def test_thirty_second_clips_state_long_durations_and_validate(tmp_path):
     seconds = {a["args"][1] for q in queries for a in json.loads(q["constraint"])["all"]
                if a["relation"] == "lasts"}
     assert seconds and seconds <= {"10", "15", "20"}
-    corpus = pq.read_table(out / "corpus" / "test-00000-of-00001.parquet", columns=["events", "duration"]).to_pylist()
+    corpus = pq.read_table(sorted(out.glob("corpus/test-*.parquet")), columns=["events", "duration"]).to_pylist()
     assert all(row["duration"] == 30.0 and 3 <= len(row["events"]) <= 5 for row in corpus)
 
 
@@ -139,7 +139,8 @@ def test_validate_reports_a_tampered_corpus(tmp_path, small_corpus):
     pq.write_table(type(table).from_pylist(rows, schema=table.schema), path)
     problems = validate(copy)
     assert any("should be YES" in p for p in problems) and any("should be NO" in p for p in problems)
-    assert subprocess.run([sys.executable, "-m", "generation", "validate", str(copy)]).returncode == 1
+    done = subprocess.run([sys.executable, "-m", "reasonaudio_cli", "validate", str(copy)], capture_output=True, text=True)
+    assert done.returncode == 1 and "problem(s)" in done.stderr, done.stderr[-2000:]
     (copy / "README.md").unlink()
     assert any("card" in p for p in validate(copy))
 

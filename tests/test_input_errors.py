@@ -11,7 +11,7 @@ import torch
 
 from evaluation.runner import evaluate_encoders
 from evaluation.systems import EvalData
-from generation.cli import build_parser, main
+from reasonaudio_cli import build_parser, main
 from reasonaudio_dataset import load_reasonaudio
 from reasonaudio_metric.functional import score
 
@@ -249,12 +249,22 @@ def test_existing_results_are_kept_unless_overwrite(small_corpus, tmp_path, caps
 
 
 def test_every_option_says_what_it_does_and_its_default(capsys):
-    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
-    for name in ("evaluate", "baselines", "demo"):
+    commands = next(a for a in build_parser()[0]._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in commands:
         for action in commands[name]._actions:
             assert action.help, (name, action.dest)
-            if action.default not in (None, False, argparse.SUPPRESS) and not action.required:
-                assert "%(default)s" in action.help, (name, action.dest)
+            optional = action.option_strings and not action.required or action.nargs in ("*", "?")
+            if optional and not isinstance(action, argparse._HelpAction):
+                assert "default" in action.help, (name, action.dest)
         with pytest.raises(SystemExit):
             main([name, "--help"])
         assert "%%" not in capsys.readouterr().out
+
+
+def test_stage_clis_register_into_one_command_without_importing_each_other():
+    import subprocess
+    import sys
+
+    for module, other in (("generation.cli", "evaluation"), ("evaluation.cli", "generation.cli")):
+        code = f"import sys, {module}; sys.exit({other!r} in sys.modules)"
+        assert subprocess.run([sys.executable, "-c", code]).returncode == 0, f"{module} imports {other}"

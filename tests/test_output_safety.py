@@ -9,7 +9,7 @@ import pytest
 
 import generation.render as render
 from generation.bank import BadSourcesError, build_bank
-from generation.cli import main
+from reasonaudio_cli import main
 from generation.pipeline import GenerateConfig
 from generation.publish import files_to_upload
 from generation.validate import validate

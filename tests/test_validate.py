@@ -9,11 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 import soundfile
 
-from generation.cli import main
+from reasonaudio_cli import main
 from generation.validate import validate
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
 
-QUERIES, CORPUS, SOURCES = ("queries/test-00000-of-00001.parquet", "corpus/test-00000-of-00001.parquet",
+# the small corpus's 180 clips come in two files of whole row groups; the edits below touch the first
+QUERIES, CORPUS, SOURCES = ("queries/test-00000-of-00001.parquet", "corpus/test-00000-of-00002.parquet",
                             "sources/test-00000-of-00001.parquet")
 
 

@@ -1,6 +1,8 @@
 """What a scored system is: something that gives every (query, clip) pair of a split a similarity."""
 from __future__ import annotations
 
+import hashlib
+import json
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
@@ -10,7 +12,10 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.loading import load_table, audio_decoder, check_sampling_rate, load_reasonaudio
+from reasonaudio_dataset.loading import (audio_decoder, check_sampling_rate, corpus_of, load_reasonaudio, load_table,
+                                         read_record)
+
+from ..encoding import cache_folder, chunk_size, encode_chunked
 
 
 @dataclass
@@ -41,11 +46,26 @@ class EvalData:
             found.setdefault(label, set()).add(phrase)
         return found
 
-    def audio_batches(self, sampling_rate: int | None, batch_size: int, progress: bool = True):
-        """Lists of mono float32 arrays in corpus order, resampled to `sampling_rate`."""
+    def audio_batches(self, sampling_rate: int | None, batch_size: int, progress: bool = True,
+                      rows: range | None = None):
+        """Lists of mono float32 arrays in corpus order (of `rows`, default all), resampled to `sampling_rate`."""
+        rows = rows if rows is not None else range(len(self.corpus))
         decoded = self.corpus.select_columns(["audio"]).with_transform(audio_decoder(sampling_rate))
-        for start in tqdm(range(0, len(decoded), batch_size), desc="encoding clips", unit="batch", disable=not progress):
-            yield [cell["array"] for cell in decoded[start:start + batch_size]["audio"]]
+        for start in tqdm(range(rows.start, rows.stop, batch_size), desc="encoding clips", unit="batch",
+                          disable=not progress):
+            yield [cell["array"] for cell in decoded[start:min(start + batch_size, rows.stop)]["audio"]]
+
+    def fingerprint(self, what: str) -> str:
+        """What identifies this split's `what` (clips or queries) for the embedding cache: the build's plan
+        fingerprint (datasets' own table fingerprint for a folder without a ReasonAudio record) with the
+        corpus config, and a hash of the ordered clip ids, or of the ordered query ids and texts."""
+        record = read_record(self.source, self.split)
+        build = record.get("fingerprint") or f"datasets:{self.corpus._fingerprint}"
+        if what == "clips":
+            items = [build, corpus_of(self.source, self.split, self.acoustics), *self.corpus["clip_id"]]
+        else:
+            items = [*self.queries["query_id"], *self.queries["text"]]
+        return hashlib.sha256(json.dumps(items).encode()).hexdigest()
 
 
 class System:
@@ -76,13 +96,16 @@ def loading_model(name: str):
 
 
 def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, name: str, unit: str,
-                   width: tuple[int, str] | None = None) -> torch.Tensor:
+                   width: tuple[int, str] | None = None, first: int = 0, batch_size: int | None = None) -> torch.Tensor:
     """Unit vectors, one per item of every batch, checked batch by batch: a wrong count, a NaN or inf, or
     a width other than `width` (its size and where it came from) names the batch instead of giving a
-    silently wrong score or a raw torch error."""
-    parts, start = [], 0
+    silently wrong score or a raw torch error. Batches of a chunk that starts at item `first` are named by
+    their place in the whole table (their number needs `batch_size` and a chunk aligned to it)."""
+    parts, start = [], first
     for number, batch in enumerate(batches):
-        where = f"batch {number} ({unit} {start}-{start + len(batch) - 1}) of {len(batch)} {unit}"
+        aligned = first == 0 or batch_size and first % batch_size == 0
+        index = f"batch {first // batch_size + number if first else number}" if aligned else "a batch"
+        where = f"{index} ({unit} {start}-{start + len(batch) - 1}) of {len(batch)} {unit}"
         output = encode(batch)
         try:
             vectors = torch.as_tensor(output).detach()
@@ -104,22 +127,42 @@ def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, na
 
 
 def encode_texts(encode: Encoder, texts: Sequence[str], device: str, batch_size: int, what: str,
-                 progress: bool = True, name: str = "the text model") -> torch.Tensor:
-    """Unit vectors of `texts` (`what` they are: queries, captions), in batches with a progress bar."""
+                 progress: bool = True, name: str = "the text model", first: int = 0) -> torch.Tensor:
+    """Unit vectors of `texts` (`what` they are: queries, captions; the first at item `first` of its table),
+    in batches with a progress bar."""
     starts = tqdm(range(0, len(texts), batch_size), desc=f"encoding {what}", unit="batch", disable=not progress)
-    return encode_batches(encode, (texts[i:i + batch_size] for i in starts), device, name, what)
+    return encode_batches(encode, (texts[i:i + batch_size] for i in starts), device, name, what, first=first,
+                          batch_size=batch_size)
 
 
 class EmbeddingSystem(System):
-    """Any model as two encode functions: texts -> vectors, audio arrays -> vectors; cosine similarity."""
+    """Any model as two encode functions: texts -> vectors, audio arrays -> vectors; cosine similarity.
 
-    def __init__(self, name: str, encode_text: Encoder, encode_audio: Encoder, sampling_rate: int | None = None):
+    Encoding runs in chunks (evaluation/encoding.py): saved under `cache_root` when it is set and the
+    model has an `identity` (a second or resumed run does not re-encode), and shared across the ranks of
+    a launcher's process group when `shared` is set (the CLI sets both)."""
+
+    cache_root = None
+    shared = False
+
+    def __init__(self, name: str, encode_text: Encoder, encode_audio: Encoder, sampling_rate: int | None = None,
+                 identity: str | None = None):
         check_sampling_rate(sampling_rate)
         self.name, self.encode_text, self.encode_audio, self.sampling_rate = name, encode_text, encode_audio, sampling_rate
+        self.identity = identity
+
+    def _cache(self, data, what: str, rate: int | None = None):
+        if not (self.cache_root and self.identity):
+            return None
+        return cache_folder(self.cache_root, self.identity, data.fingerprint(what), what, rate)
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        queries = encode_texts(self.encode_text, list(data.queries["text"]), device, batch_size, "queries", progress,
-                               "encode_text")
-        clips = encode_batches(self.encode_audio, data.audio_batches(self.sampling_rate, batch_size, progress), device,
-                               "encode_audio", "clips", (queries.shape[1], "encode_text"))
-        return queries @ clips.T
+        texts, size = list(data.queries["text"]), chunk_size(batch_size)
+        queries = encode_chunked(len(texts), lambda rows: encode_texts(
+            self.encode_text, texts[rows.start:rows.stop], "cpu", batch_size, "queries", False, "encode_text", rows.start),
+            self._cache(data, "queries"), "queries", progress, size, self.shared)
+        clips = encode_chunked(len(data.corpus), lambda rows: encode_batches(
+            self.encode_audio, data.audio_batches(self.sampling_rate, batch_size, False, rows), "cpu",
+            "encode_audio", "clips", (queries.shape[1], "encode_text"), rows.start, batch_size),
+            self._cache(data, "clips", self.sampling_rate), "clips", progress, size, self.shared)
+        return queries.to(device) @ clips.to(device).T

@@ -1,7 +1,9 @@
 """`clap:PATH_OR_ID`: a CLAP model through transformers' ClapModel / ClapProcessor."""
 from __future__ import annotations
 
+import hashlib
 import inspect
+from pathlib import Path
 
 import torch
 
@@ -38,4 +40,16 @@ def build(location: str, device: str = "cpu") -> EmbeddingSystem:
                            return_tensors="pt").to(device)
         return _features(model.get_audio_features(**inputs))
 
-    return EmbeddingSystem(f"clap:{location}", encode_text, encode_audio, sampling_rate=rate)
+    return EmbeddingSystem(f"clap:{location}", encode_text, encode_audio, sampling_rate=rate,
+                           identity=model_identity(f"clap:{location}", location, model))
+
+
+def model_identity(name: str, location: str, model) -> str | None:
+    """What the embedding cache keys a model on: a local folder's files (names, sizes, modification times),
+    or the Hub commit transformers resolved (None, so no cache, when it resolved none)."""
+    folder = Path(location)
+    if folder.is_dir():
+        files = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir() if p.is_file())
+        return f"{name}#{hashlib.sha256(repr(files).encode()).hexdigest()[:16]}"
+    commit = getattr(model.config, "_commit_hash", None)
+    return f"{name}@{commit}" if commit else None

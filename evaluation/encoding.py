@@ -1,0 +1,120 @@
+"""Encoding in chunks: shared across torch.distributed ranks, cached on disk.
+
+The unit of work is a chunk of `CHUNK` consecutive items (queries or clips; more when a batch is larger).
+When `reasonaudio evaluate` runs under `torchrun` (or `accelerate launch`), rank r encodes chunks r, r + N,
+r + 2N, ... and `all_gather_object` hands every chunk to every rank, so each rank holds the same
+(items x width) matrix as one process would; called from a user's own DDP script, nothing is shared. With a
+cache folder, each finished chunk is saved as it completes: a second run, or one after a crash, loads
+what is there and encodes only the rest. The cache key is the model's identity and the corpus
+fingerprint (plus the item kind and the sampling rate), so another model or another build never hits.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+CHUNK = 64
+DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
+
+
+def distributed() -> tuple[int, int]:
+    """(rank, world size) of torch.distributed's process group, else (0, 1)."""
+    import torch
+
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        return torch.distributed.get_rank(), torch.distributed.get_world_size()
+    return 0, 1
+
+
+def chunk_size(batch_size: int) -> int:
+    """Items per chunk: CHUNK, or a larger batch size rounded up to a multiple of CHUNK (so a chunk holds at
+    least one whole batch; chunk boundaries stay on multiples of CHUNK, which the cache files are named by)."""
+    return -(-max(CHUNK, batch_size) // CHUNK) * CHUNK
+
+
+def init_distributed(device: str) -> str:
+    """Join the process group a launcher (torchrun, accelerate launch) describes in the environment: gloo
+    on CPU, nccl on CUDA, each rank on its own GPU (LOCAL_RANK). Returns the device this rank uses."""
+    import torch
+
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1 or torch.distributed.is_initialized():
+        return device
+    cuda = torch.device(device).type == "cuda"
+    if cuda:   # one GPU per rank; a launcher that gives each process one visible GPU makes that cuda:0
+        device = f"cuda:{int(os.environ.get('LOCAL_RANK', '0')) % torch.cuda.device_count()}"
+        torch.cuda.set_device(device)
+    torch.distributed.init_process_group("nccl" if cuda else "gloo")
+    return device
+
+
+def close_distributed() -> None:
+    import torch
+
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+
+
+def cache_folder(root: str | Path | None, identity: str | None, fingerprint: str | None, kind: str,
+                 sampling_rate: int | None) -> Path | None:
+    """Where the chunks of one (model, corpus, kind, rate) live; None when either identity is unknown."""
+    if root is None or identity is None or fingerprint is None:
+        return None
+    key = json.dumps([identity, fingerprint, kind, sampling_rate])
+    return Path(root) / hashlib.sha256(key.encode()).hexdigest()[:24] / kind
+
+
+def encode_chunked(count: int, encode_rows: Callable[[range], "torch.Tensor"], cache: Path | None,
+                   what: str, progress: bool = True, size: int = CHUNK, shared: bool = False) -> "torch.Tensor":
+    """The (count x width) float32 matrix that `encode_rows(range)` gives chunk by chunk (`size` items each),
+    each chunk loaded from `cache` when saved there, else encoded and saved. With `shared` (set only by a
+    launcher-run CLI), this rank encodes its share of the chunks and every rank gets all of them. The
+    progress bar (rank 0's) counts this rank's `what` (queries, clips), cached ones included."""
+    import torch
+    from tqdm.auto import tqdm
+
+    rank, world = distributed() if shared else (0, 1)
+    mine: dict[int, np.ndarray] = {}
+    indices = range(rank, -(-count // size), world)
+    bar = tqdm(total=sum(min(size, count - i * size) for i in indices), desc=f"encoding {what}", unit=what,
+               disable=not progress or rank != 0)
+    for index in indices:
+        rows = range(index * size, min(count, (index + 1) * size))
+        path = cache / f"{rows.start:09d}-{rows.stop:09d}.npy" if cache else None
+        if path is not None and path.is_file():
+            mine[index] = np.load(path)
+        else:
+            mine[index] = encode_rows(rows).cpu().numpy()
+            if path is not None:
+                _save(path, mine[index])
+        bar.update(len(rows))
+    bar.close()
+    if world > 1:
+        shares: list = [None] * world
+        torch.distributed.all_gather_object(shares, mine)
+        mine = {index: array for share in shares for index, array in share.items()}
+    widths = {array.shape[1] for array in mine.values()}
+    if len(widths) > 1:
+        raise ValueError(f"the model gave vectors of several widths {sorted(widths)} across chunks"
+                         + (f" (a stale cache in {cache}? delete it)" if cache else ""))
+    if not mine:
+        return torch.empty(0, 0)
+    return torch.from_numpy(np.concatenate([mine[index] for index in sorted(mine)]))
+
+
+def _save(path: Path, array: np.ndarray) -> None:
+    """Write a chunk whole or not at all, under a name no other process writes (concurrent runs may share
+    a cache: the last complete file wins, and every complete file holds the same vectors)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".partial", delete=False) as handle:
+        try:
+            np.save(handle, array)
+        except BaseException:
+            Path(handle.name).unlink(missing_ok=True)
+            raise
+    Path(handle.name).replace(path)

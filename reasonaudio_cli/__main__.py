@@ -1,0 +1,4 @@
+"""`python -m reasonaudio_cli ...` (and `torchrun -m reasonaudio_cli ...`): the `reasonaudio` command."""
+from . import main
+
+raise SystemExit(main())

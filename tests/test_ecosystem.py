@@ -1,0 +1,188 @@
+"""The paths researchers come from: MTEB, evaluate (Space, combine), their own encoders and embeddings,
+torchrun, and the embedding cache."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import evaluate
+import numpy as np
+import pytest
+
+from tests import toy_encoder
+from .conftest import killed_after
+from evaluation import encoding
+from evaluation.runner import evaluate_encoders
+from evaluation.systems import EvalData, open_system
+from evaluation import save_embeddings
+from reasonaudio_cli import main
+
+TESTS = Path(__file__).parent
+
+
+def _ours(small_corpus, mode):
+    toy = toy_encoder.build()
+    return evaluate_encoders(str(small_corpus), toy.encode_text, toy.encode_audio, 16000, mode=mode, bootstrap=0,
+                             progress=False)
+
+
+@pytest.mark.parametrize("mode", ["group", "corpus"])
+def test_mteb_runs_end_to_end_and_agrees_with_the_metric(small_corpus, mode):
+    mteb = pytest.importorskip("mteb")
+    from evaluation.mteb_model import MtebEncoder
+    from evaluation.systems.python_model import build
+    from reasonaudio_dataset.mteb_task import reasonaudio_task
+
+    model = MtebEncoder(build("tests.toy_encoder:build"))
+    scores = mteb.evaluate(model, tasks=[reasonaudio_task(str(small_corpus), mode=mode)]).task_results[0].scores["test"][0]
+    ours = _ours(small_corpus, mode)
+    tasks = list(ours["num_queries"])
+    if mode == "group":
+        assert scores["main_score"] == scores["group_accuracy"]
+        assert abs(scores["group_accuracy"] - ours["average"]["accuracy"]) < 1e-9
+        for task in tasks:
+            assert abs(scores[f"group_accuracy_{task}"] - ours[task]["accuracy"]) < 1e-9
+        assert 0 < ours["average"]["accuracy"] < 1
+    else:   # MTEB's pytrec_eval nDCG@10 over the ranking MTEB made, excluded clips left out as the metric does
+        assert abs(scores["reasonaudio_ndcg_at_10"] - ours["average"]["ndcg@10"]) < 1e-6
+        for task in tasks:
+            assert abs(scores[f"ndcg_at_10_{task}"] - ours[task]["ndcg@10"]) < 1e-6
+        assert abs(scores["ndcg_at_10"] - ours["average"]["ndcg@10"]) < 1e-5   # MTEB rounds to 5 decimals
+        assert scores["main_score"] == scores["ndcg_at_10"]
+
+
+def test_python_factory_model_from_the_cli(small_corpus, tmp_path):
+    assert main(["evaluate", "--data", str(small_corpus), "--model", "python:tests.toy_encoder:build?sampling_rate=16000",
+                 "--bootstrap", "0", "--no-cache", "--quiet", "--out", str(tmp_path)]) == 0
+    found = json.loads((tmp_path / "results.json").read_text())["metrics"]
+    assert found["average"] == _ours(small_corpus, "group")["average"]
+    assert open_system("python:tests.toy_encoder:build").identity is not None       # cached: it has a cache_key
+    assert open_system("python:tests.toy_encoder:build?keyed=no").identity is None  # without one, never cached
+    with pytest.raises(ValueError, match="does not take these options"):
+        open_system("python:tests.toy_encoder:build?size=big")
+    with pytest.raises(ValueError, match="cannot import 'no_such_module'"):
+        open_system("python:no_such_module:build")
+    with pytest.raises(ValueError, match="needs MODULE:FACTORY"):
+        open_system("python:toy_encoder")
+    with pytest.raises(ValueError, match="lacks encode_text, encode_audio, sampling_rate"):
+        open_system("python:json:loads?s=1")
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".parquet"])
+def test_precomputed_embeddings_score_as_the_model_does(small_corpus, tmp_path, suffix):
+    data, toy = EvalData.load(str(small_corpus)), toy_encoder.build()
+    queries = toy.encode_text(list(data.queries["text"]))
+    clips = np.concatenate(list(map(toy.encode_audio, data.audio_batches(16000, 32, progress=False))))
+    order = np.random.default_rng(0).permutation(len(clips))       # any row order: rows are matched by id
+    ids = np.asarray(data.corpus["clip_id"])
+    path = save_embeddings(tmp_path / f"vectors{suffix}", data.queries["query_id"], queries, ids[order], clips[order])
+    for mode in ("group", "corpus"):
+        out = tmp_path / mode
+        assert main(["evaluate", "--data", str(small_corpus), "--model", f"embeddings:{path}", "--mode", mode,
+                     "--bootstrap", "0", "--quiet", "--out", str(out)]) == 0
+        found = json.loads((out / "results.json").read_text())["metrics"]
+        assert found["average"] == pytest.approx(_ours(small_corpus, mode)["average"], abs=1e-9)
+    save_embeddings(tmp_path / f"short{suffix}", data.queries["query_id"], queries, ids[:-2], clips[:-2])
+    with pytest.raises(ValueError, match=f"no vector for 2 of the split's {len(ids)} clip ids"):
+        open_system(f"embeddings:{tmp_path / f'short{suffix}'}").similarity(data)
+    with pytest.raises(ValueError, match="one vector"):
+        save_embeddings(tmp_path / f"bad{suffix}", data.queries["query_id"], queries[:-1], ids, clips)
+    data.acoustics = "noisy"                    # the file cannot say which condition's clips it encodes
+    with pytest.raises(ValueError, match="leave out --acoustics"):
+        open_system(f"embeddings:{path}").similarity(data)
+
+
+def test_second_and_interrupted_runs_reuse_the_embedding_cache(small_corpus, tmp_path, monkeypatch):
+    monkeypatch.setattr(encoding, "CHUNK", 16)
+    command = ["evaluate", "--data", str(small_corpus), "--model", "python:tests.toy_encoder:build", "--bootstrap", "0",
+               "--batch-size", "16", "--cache", str(tmp_path / "cache"), "--quiet", "--overwrite"]
+    killed_after(monkeypatch, toy_encoder.ToyEncoder, "encode_audio", 3)     # killed after 3 chunks of clips
+    with pytest.raises(KeyboardInterrupt):
+        main(command + ["--out", str(tmp_path / "a")])
+    monkeypatch.undo()
+    monkeypatch.setattr(encoding, "CHUNK", 16)
+    calls = []
+    real = toy_encoder.ToyEncoder.encode_audio
+    monkeypatch.setattr(toy_encoder.ToyEncoder, "encode_audio", lambda self, arrays: calls.append(len(arrays)) or real(self, arrays))
+    assert main(command + ["--out", str(tmp_path / "a")]) == 0
+    clips = len(EvalData.load(str(small_corpus)).corpus)
+    assert sum(calls) == clips - 3 * 16                                      # the resumed run encodes the rest only
+    calls.clear()
+    assert main(command + ["--out", str(tmp_path / "b")]) == 0
+    assert calls == []                                                        # a second run encodes nothing
+    results = [json.loads((tmp_path / run / "results.json").read_text())["metrics"] for run in "ab"]
+    assert results[0] == results[1] and results[0]["average"] == _ours(small_corpus, "group")["average"]
+
+
+def test_torchrun_two_processes_give_the_one_process_similarity(small_corpus, tmp_path):
+    environment = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
+    command = ["evaluate", "--data", str(small_corpus), "--model", "python:tests.toy_encoder:build", "--mode", "corpus",
+               "--bootstrap", "0", "--quiet"]
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                "-m", "reasonaudio_cli"]
+    done = subprocess.run(torchrun + command + ["--out", str(tmp_path / "two"), "--cache", str(tmp_path / "cache")],
+                          env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert main(command + ["--out", str(tmp_path / "one"), "--no-cache"]) == 0
+    two, one = (json.loads((tmp_path / run / "results.json").read_text())["metrics"] for run in ("two", "one"))
+    assert two == one
+    shared = sorted(p.name for p in (tmp_path / "cache").rglob("*.npy"))     # both ranks' chunks were saved
+    assert len(shared) == -(-len(EvalData.load(str(small_corpus)).corpus) // encoding.CHUNK) + 1
+
+
+def test_metric_space_folder_loads_offline_and_uploads_as_a_gradio_space(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "reasonaudio"
+    assert main(["publish-metric", "--repo-id", "my-org/reasonaudio", "--out", str(folder), "--dry-run"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "app.py", "functional.py", "reasonaudio.py",
+                                                        "requirements.txt"]
+    queries = {"query_id": ["q0", "q1"], "task": ["order", "negation"], "candidates": [["a", "b"], ["c", "d"]],
+               "positive": ["a", "d"]}
+    similarity = np.array([[0.9, 0.1], [0.5, 0.5]])
+    loaded = evaluate.load(str(folder)).compute(similarity=similarity, queries=queries, bootstrap=0)
+    assert loaded == evaluate.load("./reasonaudio_metric").compute(similarity=similarity, queries=queries, bootstrap=0)
+    namespace = {"__name__": "app"}                                            # imported, not run: no network
+    exec(compile((folder / "app.py").read_text(), "app.py", "exec"), namespace)
+    assert namespace["MODULE"] == "my-org/reasonaudio"
+    page = namespace["score"](namespace["EXAMPLE_SIMILARITY"], namespace["EXAMPLE_QUERIES"], metric=evaluate.load(str(folder)))
+    assert page["average"]["accuracy"] == 0.75
+    assert f"evaluate=={evaluate.__version__}" in (folder / "requirements.txt").read_text()
+    assert 'evaluate.load("my-org/reasonaudio")' in (folder / "README.md").read_text()
+    for repo_id, out, message in [("my-org/reasonaudio", folder, "not empty"),
+                                  ("my-org/other", tmp_path / "x", "must be named 'other'"),
+                                  ("reasonaudio", tmp_path / "reasonaudio2", "ORG/NAME")]:
+        assert main(["publish-metric", "--repo-id", repo_id, "--out", str(out), "--dry-run"]) == 2
+        assert message in capsys.readouterr().err
+
+    calls = []
+
+    class FakeApi:
+        def create_repo(self, repo_id, **kwargs):
+            calls.append(("create_repo", repo_id, kwargs))
+            return f"https://huggingface.co/spaces/{repo_id}"
+
+        def upload_folder(self, **kwargs):
+            calls.append(("upload_folder", sorted(p.name for p in Path(kwargs["folder_path"]).iterdir()), kwargs["repo_type"]))
+
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+    assert main(["publish-metric", "--repo-id", "my-org/reasonaudio"]) == 0
+    assert calls[0] == ("create_repo", "my-org/reasonaudio", {"repo_type": "space", "space_sdk": "gradio",
+                                                              "private": False, "exist_ok": True})
+    assert calls[1] == ("upload_folder", sorted(p.name for p in folder.iterdir()), "space")
+
+
+def test_metric_combines_one_shot_and_incrementally():
+    metric = evaluate.load("./reasonaudio_metric")
+    queries = {"query_id": ["q0", "q1"], "task": ["order", "negation"], "candidates": [["a", "b"], ["c", "d"]],
+               "positive": ["a", "d"]}
+    similarity = np.array([[0.9, 0.1], [0.5, 0.5]])
+    alone = metric.compute(similarity=similarity, queries=queries, bootstrap=0)
+    combined = evaluate.combine([metric])
+    assert combined.compute(similarity=similarity, queries=queries, bootstrap=0) == alone
+    for row in range(2):
+        combined.add_batch(similarity=similarity[row:row + 1], query_id=queries["query_id"][row:row + 1])
+    assert combined.compute(queries=queries, bootstrap=0) == alone
+    with pytest.raises(ValueError, match="not predictions/references"):
+        evaluate.combine([metric]).compute(predictions=[1], references=[1], similarity=similarity, queries=queries)
