@@ -1,6 +1,6 @@
 """The `reasonaudio` command. Each stage registers its own subcommands here, in data-flow order:
-generation (generate, merge, validate, publish), evaluation (evaluate, baselines), the metric
-(publish-metric); `demo` runs generation then evaluation. `python -m reasonaudio_cli` is the same command
+generation (generate, merge, validate, publish), training (train), evaluation (evaluate, baselines),
+the metric (publish-metric); `demo` runs generation then evaluation. `python -m reasonaudio_cli` is the same command
 (what `torchrun -m reasonaudio_cli evaluate ...` launches)."""
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ EXAMPLES = """examples:
   reasonaudio evaluate --data reasonaudio --model embeddings:vectors.npz --out runs/precomputed
   torchrun --nproc-per-node 4 -m reasonaudio_cli evaluate --data reasonaudio --model clap:... --device cuda --out runs/clap
   reasonaudio baselines --data reasonaudio --out runs/baselines
+  reasonaudio train --data reasonaudio --out models/small --epochs 20   # then --model trained:models/small
   reasonaudio publish-metric --repo-id my-org/reasonaudio --dry-run --out space/reasonaudio
 """
 
@@ -56,13 +57,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
     from evaluation import cli as evaluation_cli
     from generation import cli as generation_cli
     from reasonaudio_metric import space
+    from training import cli as training_cli
 
     parser = argparse.ArgumentParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="ReasonAudio: a benchmark for reasoning in text-to-audio retrieval.",
                                      epilog=EXAMPLES)
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an error (default: off)")
     sub = parser.add_subparsers(dest="command", required=True)
-    commands = {**generation_cli.add_commands(sub), **evaluation_cli.add_commands(sub), **space.add_commands(sub)}
+    commands = {**generation_cli.add_commands(sub), **training_cli.add_commands(sub), **evaluation_cli.add_commands(sub),
+                **space.add_commands(sub)}
     _demo_parser(sub)
     return parser, {**commands, "demo": _run_demo}
 

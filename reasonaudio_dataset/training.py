@@ -57,10 +57,18 @@ class ContrastiveTriplets(torch.utils.data.Dataset):
         samples, rate = row["audio"]["array"], row["audio"]["sampling_rate"]
         return samples, rate, [samples[int(e["onset"] * rate):int(e["offset"] * rate)] for e in row["events"]]
 
-    def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
+    def _draw(self, index: int):
         query = self.queries[index]
         rng = np.random.default_rng([self.seed, self.epoch, index])
-        negative = query["hard_negatives"][rng.integers(len(query["hard_negatives"]))]
+        return query, query["hard_negatives"][rng.integers(len(query["hard_negatives"]))], rng
+
+    def clip_ids(self, index: int) -> tuple[str, str]:
+        """The (positive, hard negative) clip ids item `index` yields this epoch (e.g. to look up their events)."""
+        query, negative, _ = self._draw(index)
+        return query["positive"], negative
+
+    def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
+        query, negative, rng = self._draw(index)
         (positive, rate, spans), (negative, _, more) = self._clip(query["positive"]), self._clip(negative)
         if self.augment is not None:
             from generation.acoustics.chain import GroupChain, InaudibleUnderCondition

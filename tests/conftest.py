@@ -68,3 +68,27 @@ def killed_after(monkeypatch, module, name: str, calls: int):
 
     monkeypatch.setattr(module, name, dies)
     return real
+
+
+@pytest.fixture(scope="session")
+def tiny_clap(tmp_path_factory) -> Path:
+    """A randomly initialised CLAP small enough for CPU tests, saved with its processor."""
+    import json
+
+    import torch
+    from transformers import ClapConfig, ClapFeatureExtractor, ClapModel, ClapProcessor, RobertaTokenizerFast
+
+    folder = tmp_path_factory.mktemp("tiny-clap")
+    tokens = ["<s>", "<pad>", "</s>", "<unk>", "<mask>", "Ġ"] + list("abcdefghijklmnopqrstuvwxyz,")
+    (folder / "vocab.json").write_text(json.dumps({t: i for i, t in enumerate(tokens)}))
+    (folder / "merges.txt").write_text("#version: 0.2\n")
+    tokenizer = RobertaTokenizerFast(vocab_file=str(folder / "vocab.json"), merges_file=str(folder / "merges.txt"))
+    ClapProcessor(feature_extractor=ClapFeatureExtractor(), tokenizer=tokenizer).save_pretrained(folder)
+    torch.manual_seed(0)
+    config = ClapConfig(
+        text_config=dict(vocab_size=len(tokens), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=37, max_position_embeddings=130),
+        audio_config=dict(depths=[1, 1], num_attention_heads=[2, 2], patch_embeds_hidden_size=16, hidden_size=32),
+        projection_dim=16)
+    ClapModel(config).save_pretrained(folder)
+    return folder

@@ -6,13 +6,14 @@ import inspect
 from generation.spec import parse_spec
 
 from . import (bag_of_sounds, clap, embeddings_file, first_mentioned_first, oracle, python_model, random_baseline,
-               shortcut_audit, timeline_rule, two_stage)
+               shortcut_audit, timeline_rule, trained, two_stage)
 from .base import EmbeddingSystem, EvalData, System
 
 SYSTEMS = {
     "clap": clap.build,
     "python": python_model.build,
     "embeddings": embeddings_file.build,
+    "trained": trained.build,
     "two-stage": two_stage.build,
     "random": random_baseline.build,
     "oracle": oracle.build,

@@ -5,6 +5,7 @@ import hashlib
 import inspect
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from .base import EmbeddingSystem, loading_model
@@ -15,33 +16,48 @@ def _features(output) -> torch.Tensor:
     return output if isinstance(output, torch.Tensor) else output.pooler_output
 
 
+class ClapEncoders:
+    """A ClapModel and its processor as encode_text / encode_audio, gradients kept (the training loop
+    fine-tunes through them; `build` wraps them for inference)."""
+
+    def __init__(self, model, processor):
+        self.model, self.processor = model, processor
+        self.sampling_rate = processor.feature_extractor.sampling_rate
+        # an unfused model takes one mel channel: never hand it the 4-channel "fusion" input
+        self.truncation = "fusion" if getattr(model.config, "enable_fusion", False) else "rand_trunc"
+        self.audio_keyword = "audio" if "audio" in inspect.signature(processor.__call__).parameters else "audios"
+
+    @classmethod
+    def from_pretrained(cls, location: str, device: str = "cpu") -> "ClapEncoders":
+        from transformers import ClapModel, ClapProcessor
+
+        if not location:
+            raise ValueError("clap needs a model: clap:PATH_OR_ID, e.g. clap:laion/clap-htsat-unfused")
+        with loading_model(f"clap:{location}"):
+            return cls(ClapModel.from_pretrained(location).to(device), ClapProcessor.from_pretrained(location))
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def encode_text(self, texts) -> torch.Tensor:
+        inputs = self.processor(text=list(texts), return_tensors="pt", padding=True, truncation=True).to(self.device)
+        return _features(self.model.get_text_features(**inputs))
+
+    def encode_audio(self, arrays) -> torch.Tensor:
+        inputs = self.processor(**{self.audio_keyword: [np.asarray(a, dtype=np.float32) for a in arrays]},
+                                sampling_rate=self.sampling_rate, truncation=self.truncation,
+                                return_tensors="pt").to(self.device)
+        return _features(self.model.get_audio_features(**inputs))
+
+
 def build(location: str, device: str = "cpu") -> EmbeddingSystem:
     """CLAP via transformers (clap:laion/clap-htsat-unfused, or a local folder); audio resampled to its rate."""
-    from transformers import ClapModel, ClapProcessor
-
-    if not location:
-        raise ValueError("clap needs a model: clap:PATH_OR_ID, e.g. clap:laion/clap-htsat-unfused")
-    with loading_model(f"clap:{location}"):
-        model = ClapModel.from_pretrained(location).to(device).eval()
-        processor = ClapProcessor.from_pretrained(location)
-    rate = processor.feature_extractor.sampling_rate
-    # an unfused model takes one mel channel: never hand it the 4-channel "fusion" input
-    truncation = "fusion" if getattr(model.config, "enable_fusion", False) else "rand_trunc"
-    audio_keyword = "audio" if "audio" in inspect.signature(processor.__call__).parameters else "audios"
-
-    @torch.inference_mode()
-    def encode_text(texts):
-        inputs = processor(text=list(texts), return_tensors="pt", padding=True, truncation=True).to(device)
-        return _features(model.get_text_features(**inputs))
-
-    @torch.inference_mode()
-    def encode_audio(arrays):
-        inputs = processor(**{audio_keyword: list(arrays)}, sampling_rate=rate, truncation=truncation,
-                           return_tensors="pt").to(device)
-        return _features(model.get_audio_features(**inputs))
-
-    return EmbeddingSystem(f"clap:{location}", encode_text, encode_audio, sampling_rate=rate,
-                           identity=model_identity(f"clap:{location}", location, model))
+    clap = ClapEncoders.from_pretrained(location, device)
+    clap.model.eval()
+    return EmbeddingSystem(f"clap:{location}", torch.inference_mode()(clap.encode_text),
+                           torch.inference_mode()(clap.encode_audio),
+                           sampling_rate=clap.sampling_rate, identity=model_identity(f"clap:{location}", location, clap.model))
 
 
 def model_identity(name: str, location: str, model) -> str | None:

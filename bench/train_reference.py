@@ -1,0 +1,74 @@
+"""The reference training run of the README table, from scratch on CPU:
+
+    python bench/train_reference.py [--out DIR] [--queries 100] [--epochs 15] [--workers 2]
+
+1. A synthetic-bank build at 16 kHz: test, validation and train splits from disjoint recordings
+   (--queries per task in test and train, a fifth of that in validation).
+2. `reasonaudio train --model small` without and with hard negatives (same seed, same epochs).
+3. Each scored on the test split per task with bootstrap 95 % intervals, beside random and
+   bag-of-sounds (recognition without reasoning); the markdown table and the wall times are printed.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+TASKS = ("negation", "order", "overlap", "duration", "mix")
+
+
+def cell(result: dict, task: str) -> str:
+    low, high = result["intervals"][task]["accuracy"]
+    return f"{100 * result[task]['accuracy']:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, help="keep the build and models here (default: a temporary folder)")
+    parser.add_argument("--queries", type=int, default=100, help="queries per task in test and train (default: 100)")
+    parser.add_argument("--epochs", type=int, default=15, help="(default: 15)")
+    parser.add_argument("--batch-size", type=int, default=32, help="(default: 32)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="(default: 0.001)")
+    parser.add_argument("--workers", type=int, default=2, help="rendering processes (default: 2)")
+    args = parser.parse_args()
+
+    from evaluation.runner import run
+    from evaluation.systems import EvalData, open_system
+    from generation.pipeline import GenerateConfig, generate
+    from training.loop import TrainConfig, train
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as scratch:
+        root = args.out or Path(scratch)
+        data = str(root / "build")
+        for split, queries in (("test", args.queries), ("validation", max(4, args.queries // 5)), ("train", args.queries)):
+            generate(GenerateConfig(out=data, split=split, queries_per_task=queries, sample_rate=16000,
+                                    workers=args.workers, progress=False))
+        built = time.perf_counter()
+        print(f"build (test, validation, train at 16 kHz): {built - started:.0f} s")
+        test = EvalData.load(data, "test")
+        rows = {name: run(open_system(name), test, "group", progress=False) for name in ("random", "bag-of-sounds")}
+        for hard in (False, True):
+            name = f"small, {'with' if hard else 'without'} hard negatives"
+            begun = time.perf_counter()
+            record = train(TrainConfig(data=data, out=str(root / ("small-hn" if hard else "small")), hard_negatives=hard,
+                                       epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, progress=False))
+            trained = time.perf_counter() - begun
+            rows[name] = run(open_system(f"trained:{root / ('small-hn' if hard else 'small')}"), test, "group",
+                             progress=False)
+            print(f"{name}: trained {trained:.0f} s, best validation accuracy "
+                  f"{100 * record['best']['accuracy']:.1f} % at epoch {record['best']['epoch'] + 1}")
+        print(f"\ntest split: {len(test.queries)} queries; group accuracy (%) with 95 % bootstrap intervals\n")
+        print("| system | " + " | ".join(TASKS) + " | average |")
+        print("|---|" + "---|" * (len(TASKS) + 1))
+        for name, result in rows.items():
+            print(f"| {name} | " + " | ".join(cell(result, t) for t in TASKS + ("average",)) + " |")
+    print(f"\nwall time: {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

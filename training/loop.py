@@ -1,0 +1,206 @@
+"""The training loop of `reasonaudio train`: plain PyTorch over `ContrastiveTriplets`.
+
+Each epoch: the train split's triplets in a seeded shuffle (new hard negatives per epoch through
+`set_epoch`), InfoNCE (loss.py) with AdamW and a learned temperature (plus, for the small model,
+`event_weight` times its event head's loss, events.py), then group accuracy on the
+validation split through `reasonaudio_metric`. The best epoch's model is written to `out` (its files,
+then `reasonaudio_model.json` last); the full state (model, optimiser, temperature, history) after every
+epoch goes to `out/.resume/state.pt`, so a killed run started again with the same command continues
+from its last finished epoch and ends exactly where an uninterrupted run would (every epoch's
+randomness is seeded from (seed, epoch)).
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from .events import EventTargets
+from .loss import info_nce
+from .models import MODEL_FILE, create, save
+
+RESUME = ".resume"
+
+
+@dataclass
+class TrainConfig:
+    data: str
+    out: str
+    model: str = "small"
+    hard_negatives: bool = True
+    epochs: int = 20
+    batch_size: int = 32
+    lr: float = 1e-3
+    device: str = "cpu"
+    seed: int = 0
+    augment: str | None = None
+    event_weight: float | None = None  # the event head's loss weight (None: 1 for small, 0 for clap)
+    workers: int = 0
+    train_split: str = "train"
+    validation_split: str = "validation"
+    max_steps: int | None = None      # stop each epoch after this many steps (quick runs, tests)
+    progress: bool = True
+
+    def __post_init__(self):
+        if self.event_weight is None:
+            self.event_weight = 1.0 if self.model == "small" else 0.0
+
+    def settings(self) -> dict:
+        """What decides the trained model (a resumed run must share it); not where or how visibly it runs."""
+        return {k: v for k, v in asdict(self).items() if k not in ("out", "device", "workers", "progress")}
+
+
+def _check(config: TrainConfig) -> None:
+    from evaluation.runner import check_device
+    from reasonaudio_metric.functional import check_count
+
+    for name, minimum in (("epochs", 1), ("batch_size", 2), ("seed", 0), ("workers", 0)):
+        check_count(f"--{name.replace('_', '-')}", getattr(config, name), minimum)
+    if config.max_steps is not None:
+        check_count("--max-steps", config.max_steps, 1)
+    if not (isinstance(config.lr, float) and 0 < config.lr < 1):
+        raise ValueError(f"--lr must be a number in (0, 1), got {config.lr!r}")
+    if not 0 <= config.event_weight < math.inf:
+        raise ValueError(f"--event-weight must be a number >= 0, got {config.event_weight!r}")
+    if config.event_weight and config.model != "small":
+        raise ValueError("--event-weight: only the small model has an event head; use --event-weight 0")
+    check_device(config.device)
+
+
+def _prepare_out(out: Path, settings: dict) -> dict | None:
+    """The resume state of an earlier run of these settings in `out`, None for a fresh start. A folder that
+    holds anything else (another run's model, the user's files) is refused: nothing is overwritten."""
+    state_path = out / RESUME / "state.pt"
+    if state_path.is_file():
+        state = torch.load(state_path, map_location="cpu", weights_only=False)
+        if state["settings"] != settings:
+            changed = sorted(k for k in settings if state["settings"].get(k) != settings[k])
+            raise ValueError(f"--out {out} holds a run with other settings ({', '.join(changed)}); choose another "
+                             "--out, or repeat that run's command to resume it")
+        return state
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(f"--out {out} is not empty and holds no run to resume; choose a new folder (nothing was "
+                         "written)")
+    return None
+
+
+def _write_model(model, out: Path, record: dict) -> None:
+    """The best model into `out`, each file replaced whole; the record (its kind, epoch, score) last."""
+    staging = out / RESUME / "best"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    save(model, staging, record)
+    for path in sorted(staging.iterdir(), key=lambda p: p.name == MODEL_FILE):
+        path.replace(out / path.name)
+
+
+def _save_state(out: Path, state: dict) -> None:
+    partial = out / RESUME / "state.pt.partial"
+    torch.save(state, partial)
+    partial.replace(out / RESUME / "state.pt")
+
+
+def validation_accuracy(model, data, batch_size: int) -> float:
+    """Group accuracy (macro over tasks, the benchmark's headline) of `model` on a validation split."""
+    from evaluation.runner import run
+    from evaluation.systems.trained import system_of
+
+    result = run(system_of(model, "validation"), data, "group", str(model.device), batch_size, bootstrap=0,
+                 progress=False)
+    return result["average"]["accuracy"]
+
+
+def train(config: TrainConfig) -> dict:
+    """Train, validate every epoch, keep the best; returns the record written beside the best model."""
+    from datasets import load_dataset
+
+    from evaluation.systems import EvalData
+    from reasonaudio_dataset.training import ContrastiveTriplets
+
+    _check(config)
+    out, settings = Path(config.out), config.settings()
+    state = _prepare_out(out, settings)
+    texts, labels = [], []
+    if state is None:
+        texts = load_dataset(config.data, "queries", split=config.train_split)["text"]
+        if config.event_weight:
+            events = load_dataset(config.data, "corpus", split=config.train_split).select_columns(["events"])
+            labels = sorted({event["label"] for row in events["events"] for event in row})
+    torch.manual_seed(config.seed)
+    model = create(config.model, texts, labels, config.device) if state is None else _restore_model(config, state)
+    logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07)))   # learned 1 / temperature, as CLIP's
+    optimizer = torch.optim.AdamW([*model.parameters(), logit_scale], lr=config.lr, weight_decay=0.01)
+    history, best, start = [], {"accuracy": -1.0, "epoch": None}, 0
+    if state is not None:
+        logit_scale.data.copy_(state["logit_scale"])
+        optimizer.load_state_dict(state["optimizer"])
+        history, best, start = state["history"], state["best"], state["epoch"] + 1
+    triplets = ContrastiveTriplets(config.data, split=config.train_split, sampling_rate=model.sampling_rate,
+                                   seed=config.seed, augment=config.augment)
+    if config.event_weight:
+        triplets = EventTargets(triplets, model.config.labels, model.config.hop)
+    validation = EvalData.load(config.data, config.validation_split)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RESUME).mkdir(exist_ok=True)
+    for epoch in range(start, config.epochs):
+        torch.manual_seed(config.seed * 100_003 + epoch)
+        triplets.set_epoch(epoch)
+        loader = torch.utils.data.DataLoader(
+            triplets, batch_size=config.batch_size, shuffle=True, num_workers=config.workers,
+            generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
+        model.train()
+        losses = []
+        steps = tqdm(loader, desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch", disable=not config.progress,
+                     total=min(len(loader), config.max_steps or len(loader)))
+        for step, (query_texts, positives, negatives, *activity) in enumerate(steps):
+            if config.max_steps is not None and step >= config.max_steps:
+                break
+            clips = torch.cat([positives, negatives]) if config.hard_negatives else positives
+            if config.event_weight:
+                audio_steps = model.audio_steps(list(clips.numpy()))
+                audio = model.embed_steps(audio_steps)
+                targets = torch.cat(activity)[:len(clips)].to(audio.device)
+                events = F.binary_cross_entropy_with_logits(model.event_head(audio_steps), targets)
+            else:
+                audio, events = model.encode_audio(list(clips.numpy())), 0.0
+            loss = info_nce(model.encode_text(list(query_texts)), audio[:len(positives)],
+                            audio[len(positives):] if config.hard_negatives else None,
+                            1 / logit_scale.exp().clamp(max=100)) + config.event_weight * events
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            steps.set_postfix(loss=f"{sum(losses) / len(losses):.3f}", best_val=f"{max(best['accuracy'], 0):.3f}")
+        accuracy = validation_accuracy(model, validation, config.batch_size)
+        history.append({"epoch": epoch, "loss": sum(losses) / len(losses), "validation_accuracy": accuracy})
+        if config.progress:
+            print(f"epoch {epoch + 1}/{config.epochs}: loss {history[-1]['loss']:.4f}, validation group accuracy "
+                  f"{100 * accuracy:.1f} %")
+        if accuracy > best["accuracy"]:
+            best = {"accuracy": accuracy, "epoch": epoch}
+            _write_model(model, out, {"settings": settings, "best": best, "history": history})
+        _save_state(out, {"settings": settings, "epoch": epoch, "history": history, "best": best,
+                          "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                          "logit_scale": logit_scale.detach().clone(), "kind": model.kind,
+                          "small_config": asdict(model.config) if model.kind == "small" else None})
+    record = {"settings": settings, "best": best, "history": history}
+    (out / "training.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def _restore_model(config: TrainConfig, state: dict):
+    """The model as the resumed run left it after its last finished epoch."""
+    from .models.small import SmallAudioText, SmallConfig
+
+    if state["kind"] == "small":
+        model = SmallAudioText(SmallConfig(**state["small_config"]))
+    else:
+        model = create(config.model, [], "cpu")
+    model.load_state_dict(state["model"])
+    return model.to(config.device)

@@ -1,0 +1,40 @@
+"""Model kinds `reasonaudio train --model` builds, one module each, registered here.
+
+A model is a torch module with `encode_text(list[str])` and `encode_audio(list[np.ndarray])` (embeddings
+with gradients), `sampling_rate`, `save(folder)` and a `load(folder, device)` class method; `kind` names
+it in the folder's `reasonaudio_model.json`, which `trained:MODEL_DIR` reads.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import clap, small
+
+MODEL_FILE = "reasonaudio_model.json"
+KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap}
+
+
+def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "cpu"):
+    """A model to train: `small` (new; its vocabulary from the train split's `texts`, an event head over
+    `labels` when given) or `clap:PATH_OR_ID`."""
+    kind, _, location = spec.partition(":")
+    if kind == "small" and not location:
+        return small.SmallAudioText.create(texts, labels).to(device)
+    if kind == "clap" and location:
+        return clap.TrainableClap.from_pretrained(location, device)
+    raise ValueError(f"unknown --model {spec!r}: use small or clap:PATH_OR_ID (e.g. clap:laion/clap-htsat-unfused)")
+
+
+def save(model, folder: Path, record: dict) -> None:
+    """The model's own files, then the record naming its kind (written last: a folder without it is unfinished)."""
+    model.save(folder)
+    (folder / MODEL_FILE).write_text(json.dumps({"kind": model.kind, **record}, indent=2) + "\n")
+
+
+def load(folder: str | Path, device: str = "cpu"):
+    folder = Path(folder)
+    if not (folder / MODEL_FILE).is_file():
+        raise ValueError(f"{folder} is not a model folder written by `reasonaudio train` (no {MODEL_FILE})")
+    kind = json.loads((folder / MODEL_FILE).read_text())["kind"]
+    return KINDS[kind].load(folder, device)
