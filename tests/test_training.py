@@ -71,12 +71,12 @@ def test_train_end_to_end_keeps_the_best_checkpoint_that_scores_as_validated(spl
     record = json.loads((out / "reasonaudio_model.json").read_text())
     assert record["kind"] == kind and len(json.loads((out / "training.json").read_text())["history"]) == 2
     validation = EvalData.load(str(splits), "validation")
-    again = run(open_system(f"trained:{out}"), validation, "group", bootstrap=0, progress=False)
+    again = run(open_system(f"trained:{out}"), validation, "group", batch_size=4, bootstrap=0, progress=False)
     assert again["average"]["accuracy"] == pytest.approx(record["best"]["accuracy"], abs=1e-12)
     assert main(["evaluate", "--data", str(splits), "--model", f"trained:{out}", "--bootstrap", "0", "--quiet",
                  "--out", str(tmp_path / "scored")]) == 0
     if kind == "clap":   # a plain ClapModel folder: the clap: adapter scores it the same
-        clap = run(open_system(f"clap:{out}"), validation, "group", bootstrap=0, progress=False)
+        clap = run(open_system(f"clap:{out}"), validation, "group", batch_size=4, bootstrap=0, progress=False)
         assert clap["average"]["accuracy"] == pytest.approx(again["average"]["accuracy"], abs=1e-12)
 
 
@@ -88,9 +88,17 @@ def test_a_killed_run_resumes_to_the_weights_of_an_uninterrupted_one(splits, tmp
         main(command + ["--out", str(tmp_path / "resumed")])
     monkeypatch.undo()
     assert main(command + ["--out", str(tmp_path / "resumed")]) == 0
-    whole, resumed = (torch.load(tmp_path / run / ".resume" / "state.pt", weights_only=False) for run in ("whole", "resumed"))
+    whole, resumed = (torch.load(tmp_path / run / ".resume" / "state.pt", weights_only=True) for run in ("whole", "resumed"))
     assert whole["history"] == resumed["history"]
     assert all(torch.equal(whole["model"][k], resumed["model"][k]) for k in whole["model"])
+    killed_after(monkeypatch, loop, "info_nce", 0)                       # dies at its very first step
+    with pytest.raises(KeyboardInterrupt):
+        main(command + ["--out", str(tmp_path / "early")])
+    monkeypatch.undo()
+    assert main(command + ["--out", str(tmp_path / "early")]) == 0
+    early = torch.load(tmp_path / "early" / ".resume" / "state.pt", weights_only=True)
+    assert all(torch.equal(whole["model"][k], early["model"][k]) for k in whole["model"])
+    assert main(command + ["--out", str(tmp_path / "early")]) == 0       # a finished run: nothing more to do
 
 
 def test_train_refuses_what_it_would_overwrite_or_cannot_use(splits, tmp_path, capsys):

@@ -15,7 +15,7 @@ def add_commands(sub) -> dict:
                     "text against every clip of the batch, plus (with --hard-negatives) every query's minimal-pair "
                     "negative in the softmax, weight 1. After every epoch the model's group accuracy on the "
                     "validation split is measured with the ReasonAudio metric; the best epoch's model is kept in "
-                    "--out. Killed, the same command resumes from the last finished epoch and ends where an "
+                    "--out. Killed, the same command resumes from the last finished epoch and (on CPU) ends where an "
                     "uninterrupted run would. Score the result with: reasonaudio evaluate --model trained:OUT",
         epilog="models:\n  small                 a compact log-mel + transformer audio encoder and a word-level text\n"
                "                        transformer (vocabulary from the train split), trainable on CPU in minutes\n"

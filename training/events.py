@@ -26,7 +26,7 @@ class EventTargets(torch.utils.data.Dataset):
         return len(self.triplets)
 
     def _activity(self, clip_id: str, samples: int, rate: int) -> torch.Tensor:
-        steps = (samples // self.hop + 1) // 2 // 2           # the model's steps: stft frames, halved twice
+        steps = (samples // self.hop + 1) // 2 // 2   # the small model's steps: centred STFT frames, pooled twice by 2
         seconds = samples / rate / steps
         starts = torch.arange(steps) * seconds
         activity = torch.zeros(steps, len(self.column))

@@ -6,8 +6,8 @@ Each epoch: the train split's triplets in a seeded shuffle (new hard negatives p
 validation split through `reasonaudio_metric`. The best epoch's model is written to `out` (its files,
 then `reasonaudio_model.json` last); the full state (model, optimiser, temperature, history) after every
 epoch goes to `out/.resume/state.pt`, so a killed run started again with the same command continues
-from its last finished epoch and ends exactly where an uninterrupted run would (every epoch's
-randomness is seeded from (seed, epoch)).
+from its last finished epoch (or from the start) and, on CPU, ends exactly where an uninterrupted run
+would (every epoch's randomness is seeded from (seed, epoch); GPU kernels are not all deterministic).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
@@ -78,7 +79,7 @@ def _prepare_out(out: Path, settings: dict) -> dict | None:
     holds anything else (another run's model, the user's files) is refused: nothing is overwritten."""
     state_path = out / RESUME / "state.pt"
     if state_path.is_file():
-        state = torch.load(state_path, map_location="cpu", weights_only=False)
+        state = torch.load(state_path, map_location="cpu", weights_only=True)
         if state["settings"] != settings:
             changed = sorted(k for k in settings if state["settings"].get(k) != settings[k])
             raise ValueError(f"--out {out} holds a run with other settings ({', '.join(changed)}); choose another "
@@ -126,6 +127,8 @@ def train(config: TrainConfig) -> dict:
     _check(config)
     out, settings = Path(config.out), config.settings()
     state = _prepare_out(out, settings)
+    if state is not None and state["epoch"] + 1 >= config.epochs:   # finished: the same command changes nothing
+        return {"settings": settings, "best": state["best"], "history": state["history"]}
     texts, labels = [], []
     if state is None:
         texts = load_dataset(config.data, "queries", split=config.train_split)["text"]
@@ -134,7 +137,7 @@ def train(config: TrainConfig) -> dict:
             labels = sorted({event["label"] for row in events["events"] for event in row})
     torch.manual_seed(config.seed)
     model = create(config.model, texts, labels, config.device) if state is None else _restore_model(config, state)
-    logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07)))   # learned 1 / temperature, as CLIP's
+    logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07), device=model.device))  # 1 / temperature
     optimizer = torch.optim.AdamW([*model.parameters(), logit_scale], lr=config.lr, weight_decay=0.01)
     history, best, start = [], {"accuracy": -1.0, "epoch": None}, 0
     if state is not None:
@@ -148,8 +151,18 @@ def train(config: TrainConfig) -> dict:
     validation = EvalData.load(config.data, config.validation_split)
     out.mkdir(parents=True, exist_ok=True)
     (out / RESUME).mkdir(exist_ok=True)
+
+    def save_state(epoch: int) -> None:
+        _save_state(out, {"settings": settings, "epoch": epoch, "history": history, "best": best,
+                          "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                          "logit_scale": logit_scale.detach().clone(), "kind": model.kind,
+                          "small_config": asdict(model.config) if model.kind == "small" else None})
+
+    if state is None:   # before any step: a run killed in its first epoch resumes from here
+        save_state(-1)
     for epoch in range(start, config.epochs):
         torch.manual_seed(config.seed * 100_003 + epoch)
+        np.random.seed(config.seed * 100_003 + epoch)   # CLAP's feature extractor crops long clips with it
         triplets.set_epoch(epoch)
         loader = torch.utils.data.DataLoader(
             triplets, batch_size=config.batch_size, shuffle=True, num_workers=config.workers,
@@ -185,10 +198,7 @@ def train(config: TrainConfig) -> dict:
         if accuracy > best["accuracy"]:
             best = {"accuracy": accuracy, "epoch": epoch}
             _write_model(model, out, {"settings": settings, "best": best, "history": history})
-        _save_state(out, {"settings": settings, "epoch": epoch, "history": history, "best": best,
-                          "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                          "logit_scale": logit_scale.detach().clone(), "kind": model.kind,
-                          "small_config": asdict(model.config) if model.kind == "small" else None})
+        save_state(epoch)
     record = {"settings": settings, "best": best, "history": history}
     (out / "training.json").write_text(json.dumps(record, indent=2) + "\n")
     return record
@@ -201,6 +211,6 @@ def _restore_model(config: TrainConfig, state: dict):
     if state["kind"] == "small":
         model = SmallAudioText(SmallConfig(**state["small_config"]))
     else:
-        model = create(config.model, [], "cpu")
+        model = create(config.model, [], device="cpu")
     model.load_state_dict(state["model"])
     return model.to(config.device)

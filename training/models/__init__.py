@@ -36,5 +36,7 @@ def load(folder: str | Path, device: str = "cpu"):
     folder = Path(folder)
     if not (folder / MODEL_FILE).is_file():
         raise ValueError(f"{folder} is not a model folder written by `reasonaudio train` (no {MODEL_FILE})")
-    kind = json.loads((folder / MODEL_FILE).read_text())["kind"]
+    kind = json.loads((folder / MODEL_FILE).read_text()).get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"{folder / MODEL_FILE} names model kind {kind!r}; this version knows {sorted(KINDS)}")
     return KINDS[kind].load(folder, device)

@@ -109,10 +109,6 @@ class SmallAudioText(nn.Module):
         vocabulary = list(SPECIAL) + sorted({word for text in texts for word in words(text)})
         return cls(SmallConfig(vocabulary=vocabulary, labels=sorted(labels), sampling_rate=sampling_rate))
 
-    @property
-    def step_seconds(self) -> float:
-        """The time one audio step covers (the event head predicts per step)."""
-        return 4 * self.config.hop / self.config.sampling_rate
 
     @property
     def device(self) -> torch.device:
@@ -124,6 +120,9 @@ class SmallAudioText(nn.Module):
         mel = self.mel(waves)
         mel = (mel - mel.mean(dim=(1, 2), keepdim=True)) / (mel.std(dim=(1, 2), keepdim=True) + 1e-5)
         steps = self.convolutions(mel).transpose(1, 2)                   # batch x frames/4 (80 ms) x width
+        if steps.shape[1] > len(self.audio_positions):
+            seconds = len(self.audio_positions) * 4 * self.config.hop / self.config.sampling_rate
+            raise ValueError(f"the small model takes clips of at most {seconds:.0f} s; got {waves.shape[1]} samples")
         return self.audio_context(steps + self.audio_positions[:steps.shape[1]])
 
     def embed_steps(self, steps: torch.Tensor) -> torch.Tensor:
