@@ -25,9 +25,9 @@ class EventTargets(torch.utils.data.Dataset):
     def __len__(self) -> int:
         return len(self.triplets)
 
-    def _activity(self, clip_id: str, samples: int, rate: int) -> torch.Tensor:
+    def _activity(self, clip_id: str, samples: int) -> torch.Tensor:
         steps = (samples // self.hop + 1) // 2 // 2   # the small model's steps: centred STFT frames, pooled twice by 2
-        seconds = samples / rate / steps
+        seconds = samples / self.rate / steps
         starts = torch.arange(steps) * seconds
         activity = torch.zeros(steps, len(self.column))
         for event in self.events[clip_id]:
@@ -39,5 +39,4 @@ class EventTargets(torch.utils.data.Dataset):
     def __getitem__(self, index: int):
         text, positive, negative = self.triplets[index]
         ids = self.triplets.clip_ids(index)
-        return (text, positive, negative, self._activity(ids[0], len(positive), self.rate),
-                self._activity(ids[1], len(negative), self.rate))
+        return text, positive, negative, self._activity(ids[0], len(positive)), self._activity(ids[1], len(negative))

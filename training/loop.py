@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 from .events import EventTargets
 from .loss import info_nce
 from .models import MODEL_FILE, create, save
+from .models.small import SmallAudioText
 
 RESUME = ".resume"
 
@@ -206,11 +207,8 @@ def train(config: TrainConfig) -> dict:
 
 def _restore_model(config: TrainConfig, state: dict):
     """The model as the resumed run left it after its last finished epoch."""
-    from .models.small import SmallAudioText, SmallConfig
-
     if state["kind"] == "small":
-        model = SmallAudioText(SmallConfig(**state["small_config"]))
-    else:
-        model = create(config.model, [], device="cpu")
+        return SmallAudioText.from_state(state["small_config"], state["model"], config.device)
+    model = create(config.model, [], device="cpu")
     model.load_state_dict(state["model"])
     return model.to(config.device)

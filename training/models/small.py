@@ -148,7 +148,12 @@ class SmallAudioText(nn.Module):
         torch.save(self.state_dict(), folder / "small_weights.pt")
 
     @classmethod
-    def load(cls, folder: Path, device: str = "cpu") -> "SmallAudioText":
-        model = cls(SmallConfig(**json.loads((folder / "small_config.json").read_text())))
-        model.load_state_dict(torch.load(folder / "small_weights.pt", map_location="cpu", weights_only=True))
+    def from_state(cls, config: dict, weights: dict, device: str = "cpu") -> "SmallAudioText":
+        model = cls(SmallConfig(**config))
+        model.load_state_dict(weights)
         return model.to(device)
+
+    @classmethod
+    def load(cls, folder: Path, device: str = "cpu") -> "SmallAudioText":
+        return cls.from_state(json.loads((folder / "small_config.json").read_text()),
+                              torch.load(folder / "small_weights.pt", map_location="cpu", weights_only=True), device)
