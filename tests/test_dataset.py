@@ -126,7 +126,7 @@ def test_validate_catches_a_text_shared_between_splits(two_splits, tmp_path):
     assert any("share 1 query text" in p for p in validate(copy))
 
 
-@pytest.mark.parametrize("backend", ["soundfile", "torchcodec"])
+@pytest.mark.parametrize("backend", [None, "soundfile", "torchcodec"])
 def test_load_reasonaudio_gives_the_same_arrays_with_either_decoder(small_corpus, backend):
     if backend == "torchcodec" and not _torchcodec_usable():
         pytest.skip("torchcodec or FFmpeg's libraries are not installed")
