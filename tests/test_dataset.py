@@ -169,6 +169,9 @@ def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits)
     loader = torch.utils.data.DataLoader(triplets, batch_size=4)
     texts, positives, negatives = next(iter(loader))
     assert len(texts) == 4 and positives.shape == negatives.shape == (4, 10 * 16000)
+    pairs = ContrastiveTriplets(str(two_splits), split="train", hard_negatives=False)   # for plain in-batch InfoNCE
+    text, positive = pairs[7]
+    assert text == triplets[7][0] and torch.equal(positive, triplets[7][1]) and pairs.clip_ids(7) == triplets.clip_ids(7)[:1]
 
 
 def test_set_epoch_reaches_persistent_dataloader_workers(two_splits):

@@ -9,8 +9,9 @@ import torch
 
 
 class EventTargets(torch.utils.data.Dataset):
-    """`ContrastiveTriplets` items plus, for the positive and the hard negative, a (steps x labels) 0/1
-    matrix: a label is on in a step when one of its sounds covers at least half of the step."""
+    """`ContrastiveTriplets` items plus, for each of their clips (the positive, and the hard negative when
+    there is one), a (steps x labels) 0/1 matrix: a label is on in a step when one of its sounds covers at
+    least half of the step."""
 
     def __init__(self, triplets, labels: list[str], hop: int):
         self.triplets, self.hop = triplets, hop
@@ -37,6 +38,6 @@ class EventTargets(torch.utils.data.Dataset):
         return activity
 
     def __getitem__(self, index: int):
-        text, positive, negative = self.triplets[index]
+        text, *clips = self.triplets[index]
         ids = self.triplets.clip_ids(index)
-        return text, positive, negative, self._activity(ids[0], len(positive)), self._activity(ids[1], len(negative))
+        return text, *clips, *(self._activity(clip_id, len(clip)) for clip_id, clip in zip(ids, clips))

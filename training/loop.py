@@ -138,17 +138,22 @@ def train(config: TrainConfig) -> dict:
             labels = sorted({event["label"] for row in events["events"] for event in row})
     torch.manual_seed(config.seed)
     model = create(config.model, texts, labels, config.device) if state is None else _restore_model(config, state)
+    triplets = ContrastiveTriplets(config.data, split=config.train_split, sampling_rate=model.sampling_rate,
+                                   seed=config.seed, augment=config.augment, hard_negatives=config.hard_negatives)
+    per_item = 2 if config.hard_negatives else 1       # clips per item
+    if config.event_weight:
+        triplets = EventTargets(triplets, model.config.labels, model.config.hop)
     logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07), device=model.device))  # 1 / temperature
     optimizer = torch.optim.AdamW([*model.parameters(), logit_scale], lr=config.lr, weight_decay=0.01)
+    steps_per_epoch = min(math.ceil(len(triplets) / config.batch_size), config.max_steps or math.inf)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, config.lr, total_steps=config.epochs * steps_per_epoch,
+                                                   pct_start=0.1)   # warm up a tenth of the run, cosine down to ~0
     history, best, start = [], {"accuracy": -1.0, "epoch": None}, 0
     if state is not None:
         logit_scale.data.copy_(state["logit_scale"])
         optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
         history, best, start = state["history"], state["best"], state["epoch"] + 1
-    triplets = ContrastiveTriplets(config.data, split=config.train_split, sampling_rate=model.sampling_rate,
-                                   seed=config.seed, augment=config.augment)
-    if config.event_weight:
-        triplets = EventTargets(triplets, model.config.labels, model.config.hop)
     validation = EvalData.load(config.data, config.validation_split)
     out.mkdir(parents=True, exist_ok=True)
     (out / RESUME).mkdir(exist_ok=True)
@@ -156,6 +161,7 @@ def train(config: TrainConfig) -> dict:
     def save_state(epoch: int) -> None:
         _save_state(out, {"settings": settings, "epoch": epoch, "history": history, "best": best,
                           "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                          "schedule": schedule.state_dict(),
                           "logit_scale": logit_scale.detach().clone(), "kind": model.kind,
                           "small_config": asdict(model.config) if model.kind == "small" else None})
 
@@ -172,23 +178,26 @@ def train(config: TrainConfig) -> dict:
         losses = []
         steps = tqdm(loader, desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch", disable=not config.progress,
                      total=min(len(loader), config.max_steps or len(loader)))
-        for step, (query_texts, positives, negatives, *activity) in enumerate(steps):
+        for step, (query_texts, *batch) in enumerate(steps):
             if config.max_steps is not None and step >= config.max_steps:
                 break
-            clips = torch.cat([positives, negatives]) if config.hard_negatives else positives
+            clips = torch.cat(batch[:per_item])            # the positives, then the hard negatives if any
             if config.event_weight:
                 audio_steps = model.audio_steps(list(clips.numpy()))
                 audio = model.embed_steps(audio_steps)
-                targets = torch.cat(activity)[:len(clips)].to(audio.device)
-                events = F.binary_cross_entropy_with_logits(model.event_head(audio_steps), targets)
+                targets = torch.cat(batch[per_item:]).to(audio.device)
+                events = F.binary_cross_entropy_with_logits(model.event_head(audio_steps), targets,
+                                                            reduction="none").sum(-1).mean()   # per step: every class
             else:
                 audio, events = model.encode_audio(list(clips.numpy())), 0.0
-            loss = info_nce(model.encode_text(list(query_texts)), audio[:len(positives)],
-                            audio[len(positives):] if config.hard_negatives else None,
+            positives = len(query_texts)
+            loss = info_nce(model.encode_text(list(query_texts)), audio[:positives],
+                            audio[positives:] if config.hard_negatives else None,
                             1 / logit_scale.exp().clamp(max=100)) + config.event_weight * events
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            schedule.step()
             losses.append(loss.item())
             steps.set_postfix(loss=f"{sum(losses) / len(losses):.3f}", best_val=f"{max(best['accuracy'], 0):.3f}")
         accuracy = validation_accuracy(model, validation, config.batch_size)
