@@ -1,11 +1,14 @@
 """The reference training run of the README table, from scratch on CPU:
 
     python bench/train_reference.py [--out DIR] [--queries 100] [--train-queries 400] [--epochs 5]
+                                    [--workers 2] [--source SPEC [--one-fold]]
 
-1. A synthetic-bank build at 16 kHz: test, validation and train splits from disjoint recordings
-   (--queries per task in test, a fifth of that in validation, both with groups of 10 candidates;
-   --train-queries per task in train with groups of 3: training reads only each query's positive and
-   hard negatives, so the same clip budget buys four times the queries).
+1. A build at 16 kHz (default: the synthetic bank, test, validation and train from disjoint
+   recordings; --one-fold for a source that holds test recordings only, such as the ESC-50 subset:
+   validation and train then reuse them with other seeds): --queries per task in test, a fifth of that
+   in validation, both in groups of 10 candidates; --train-queries per task in train, in groups of 3
+   (training reads only each query's positive and hard negatives: about three times the queries per
+   clip).
 2. `reasonaudio train --model small` without and with hard negatives (same seed, same epochs).
 3. Each scored on the test split per task with bootstrap 95 % intervals, beside random and
    bag-of-sounds (recognition without reasoning); the markdown table and the wall times are printed.
@@ -37,6 +40,10 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32, help="(default: 32)")
     parser.add_argument("--lr", type=float, default=1e-3, help="(default: 0.001)")
     parser.add_argument("--workers", type=int, default=2, help="rendering processes (default: 2)")
+    parser.add_argument("--source", default="synthetic:", help="sound source (default: synthetic:, whose splits "
+                        "hold disjoint recordings)")
+    parser.add_argument("--one-fold", action="store_true", help="the source holds test recordings only (e.g. the "
+                        "ESC-50 subset, fold 4): validation and train reuse them with other seeds (default: off)")
     args = parser.parse_args()
 
     from evaluation.runner import run
@@ -48,12 +55,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = args.out or Path(scratch)
         data = str(root / "build")
-        for split, queries, candidates in (("test", args.queries, 10), ("validation", max(4, args.queries // 5), 10),
-                                           ("train", args.train_queries, 3)):
-            generate(GenerateConfig(out=data, split=split, queries_per_task=queries, candidates=candidates,
-                                    sample_rate=16000, workers=args.workers, progress=False))
+        splits = (("test", args.queries, 10), ("validation", max(4, args.queries // 5), 10), ("train", args.train_queries, 3))
+        for index, (split, queries, candidates) in enumerate(splits):
+            source, seed = args.source, 0
+            if args.one_fold and split != "test":
+                source, seed = f"{source}{'&' if '?' in source else '?'}as_split={split}", index
+            generate(GenerateConfig(source=source, out=data, split=split, queries_per_task=queries, candidates=candidates,
+                                    seed=seed, sample_rate=16000, workers=args.workers, progress=False))
         built = time.perf_counter()
-        print(f"build (test, validation, train at 16 kHz): {built - started:.0f} s")
+        print(f"build of {args.source} (test, validation, train at 16 kHz"
+              f"{'; validation and train reuse the test recordings with other seeds' if args.one_fold else ''}): "
+              f"{built - started:.0f} s")
         test = EvalData.load(data, "test")
         rows = {name: run(open_system(name), test, "group", progress=False) for name in ("random", "bag-of-sounds")}
         for hard in (False, True):

@@ -139,6 +139,26 @@ def test_load_reasonaudio_gives_the_same_arrays_with_either_decoder(small_corpus
     np.testing.assert_array_equal(audio["array"], reference)
 
 
+def test_decode_audio_falls_back_to_torchcodec_for_what_soundfile_cannot_read(small_corpus, monkeypatch):
+    if not _torchcodec_usable():
+        pytest.skip("torchcodec or FFmpeg's libraries are not installed")
+    import soundfile
+
+    raw = datasets.load_dataset(str(small_corpus), "corpus", split="test").cast_column(
+        "audio", datasets.Audio(decode=False))[5]["audio"]["bytes"]
+    reference, rate = decode_audio(raw, "soundfile")
+
+    def unreadable(*args, **kwargs):
+        raise soundfile.LibsndfileError(1)
+
+    monkeypatch.setattr(soundfile, "read", unreadable)
+    samples, fallback_rate = decode_audio(raw)
+    np.testing.assert_array_equal(samples, reference)
+    assert fallback_rate == rate
+    with pytest.raises(soundfile.LibsndfileError):
+        decode_audio(raw, "soundfile")
+
+
 def test_load_reasonaudio_filters_a_task_and_resamples(small_corpus):
     data = load_reasonaudio(str(small_corpus), task="order", sampling_rate=16000)
     assert set(data.queries["task"]) == {"order"} and set(data.corpus["task"]) == {"order"}

@@ -80,6 +80,19 @@ def test_train_end_to_end_keeps_the_best_checkpoint_that_scores_as_validated(spl
         assert clap["average"]["accuracy"] == pytest.approx(again["average"]["accuracy"], abs=1e-12)
 
 
+def test_train_without_hard_negatives_reads_no_negative(splits, tmp_path, monkeypatch):
+    reads = []
+    clip = ContrastiveTriplets._clip
+    monkeypatch.setattr(ContrastiveTriplets, "_clip", lambda self, clip_id: reads.append(clip_id) or clip(self, clip_id))
+    out = tmp_path / "pairs"      # 2 epochs x 5 steps: a 10-step run (one warm-up step, then the cosine)
+    assert main(["train", "--data", str(splits), "--out", str(out), "--no-hard-negatives", "--epochs", "2",
+                 "--max-steps", "5", "--batch-size", "2", "--quiet"]) == 0
+    history = json.loads((out / "training.json").read_text())["history"]
+    assert len(history) == 2 and all(entry["loss"] > 0 for entry in history)
+    positives = set(ContrastiveTriplets(str(splits), split="train").queries["positive"])
+    assert len(reads) == 2 * 5 * 2 and set(reads) <= positives
+
+
 def test_a_killed_run_resumes_to_the_weights_of_an_uninterrupted_one(splits, tmp_path, monkeypatch):
     command = ["train", "--data", str(splits), "--epochs", "3", "--batch-size", "4", "--max-steps", "2", "--quiet"]
     assert main(command + ["--out", str(tmp_path / "whole")]) == 0

@@ -11,14 +11,16 @@ def add_commands(sub) -> dict:
     train = sub.add_parser(
         "train", formatter_class=argparse.RawDescriptionHelpFormatter,
         help="train a retrieval model on a build's train split (InfoNCE with the queries' hard negatives)",
-        description="Train on the train split's (query, positive clip, hard negative) triplets with InfoNCE: each "
-                    "text against every clip of the batch, plus (with --hard-negatives) every query's minimal-pair "
-                    "negative in the softmax, weight 1. After every epoch the model's group accuracy on the "
+        description="Train on the train split's queries with InfoNCE: each text against every positive clip of the "
+                    "batch, plus (with --hard-negatives) every query's minimal-pair negative in the softmax, weight "
+                    "1. The learning rate warms up over the first tenth of the run, then falls on a cosine to zero. "
+                    "After every epoch the model's group accuracy on the "
                     "validation split is measured with the ReasonAudio metric; the best epoch's model is kept in "
                     "--out. Killed, the same command resumes from the last finished epoch and (on CPU) ends where an "
                     "uninterrupted run would. Score the result with: reasonaudio evaluate --model trained:OUT",
-        epilog="models:\n  small                 a compact log-mel + transformer audio encoder and a word-level text\n"
-               "                        transformer (vocabulary from the train split), trainable on CPU in minutes\n"
+        epilog="models:\n  small                 a compact log-mel + dilated-conv audio encoder with a timeline embedding\n"
+               "                        and a word-level text transformer (vocabulary from the train split),\n"
+               "                        trainable on CPU in minutes\n"
                "  clap:PATH_OR_ID       fine-tune a transformers ClapModel (e.g. clap:laion/clap-htsat-unfused)")
     train.add_argument("--data", required=True,
                        help="a generated folder (or Hub id) with train and validation splits "
@@ -30,7 +32,7 @@ def add_commands(sub) -> dict:
     train.add_argument("--epochs", type=int, default=d.epochs, help="passes over the train split (default: %(default)s)")
     train.add_argument("--batch-size", type=int, default=d.batch_size,
                        help="queries per step, at least 2 (default: %(default)s)")
-    train.add_argument("--lr", type=float, default=d.lr, help="AdamW learning rate (default: %(default)s)")
+    train.add_argument("--lr", type=float, default=d.lr, help="AdamW's peak learning rate, reached after the warm-up (default: %(default)s)")
     train.add_argument("--device", default=d.device, help="cpu, cuda, cuda:1, ... (default: %(default)s)")
     train.add_argument("--seed", type=int, default=d.seed,
                        help="seed of the initialisation, shuffles and hard-negative draws (default: %(default)s)")

@@ -1,16 +1,18 @@
 """The training loop of `reasonaudio train`: plain PyTorch over `ContrastiveTriplets`.
 
 Each epoch: the train split's triplets in a seeded shuffle (new hard negatives per epoch through
-`set_epoch`), InfoNCE (loss.py) with AdamW and a learned temperature (plus, for the small model,
+`set_epoch`), InfoNCE (loss.py) with AdamW (learning rate warmed up over the first tenth of the run,
+then a cosine down to zero) and a learned temperature (plus, for the small model,
 `event_weight` times its event head's loss, events.py), then group accuracy on the
 validation split through `reasonaudio_metric`. The best epoch's model is written to `out` (its files,
-then `reasonaudio_model.json` last); the full state (model, optimiser, temperature, history) after every
+then `reasonaudio_model.json` last); the full state (model, optimiser, schedule, temperature, history) after every
 epoch goes to `out/.resume/state.pt`, so a killed run started again with the same command continues
 from its last finished epoch (or from the start) and, on CPU, ends exactly where an uninterrupted run
 would (every epoch's randomness is seeded from (seed, epoch); GPU kernels are not all deterministic).
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import shutil
@@ -81,6 +83,9 @@ def _prepare_out(out: Path, settings: dict) -> dict | None:
     state_path = out / RESUME / "state.pt"
     if state_path.is_file():
         state = torch.load(state_path, map_location="cpu", weights_only=True)
+        if "schedule" not in state:
+            raise ValueError(f"--out {out} holds a run of an earlier version of reasonaudio train, which cannot be "
+                             "resumed; choose another --out")
         if state["settings"] != settings:
             changed = sorted(k for k in settings if state["settings"].get(k) != settings[k])
             raise ValueError(f"--out {out} holds a run with other settings ({', '.join(changed)}); choose another "
@@ -121,6 +126,7 @@ def validation_accuracy(model, data, batch_size: int) -> float:
 def train(config: TrainConfig) -> dict:
     """Train, validate every epoch, keep the best; returns the record written beside the best model."""
     from datasets import load_dataset
+    from transformers import get_cosine_schedule_with_warmup
 
     from evaluation.systems import EvalData
     from reasonaudio_dataset.training import ContrastiveTriplets
@@ -146,8 +152,8 @@ def train(config: TrainConfig) -> dict:
     logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07), device=model.device))  # 1 / temperature
     optimizer = torch.optim.AdamW([*model.parameters(), logit_scale], lr=config.lr, weight_decay=0.01)
     steps_per_epoch = min(math.ceil(len(triplets) / config.batch_size), config.max_steps or math.inf)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, config.lr, total_steps=config.epochs * steps_per_epoch,
-                                                   pct_start=0.1)   # warm up a tenth of the run, cosine down to ~0
+    total_steps = config.epochs * steps_per_epoch    # warm up over a tenth of the run, then a cosine down to zero
+    schedule = get_cosine_schedule_with_warmup(optimizer, max(1, total_steps // 10), total_steps)
     history, best, start = [], {"accuracy": -1.0, "epoch": None}, 0
     if state is not None:
         logit_scale.data.copy_(state["logit_scale"])
@@ -176,11 +182,9 @@ def train(config: TrainConfig) -> dict:
             generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
         model.train()
         losses = []
-        steps = tqdm(loader, desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch", disable=not config.progress,
-                     total=min(len(loader), config.max_steps or len(loader)))
-        for step, (query_texts, *batch) in enumerate(steps):
-            if config.max_steps is not None and step >= config.max_steps:
-                break
+        steps = tqdm(itertools.islice(loader, steps_per_epoch), desc=f"epoch {epoch + 1}/{config.epochs}",
+                     unit="batch", disable=not config.progress, total=steps_per_epoch)
+        for query_texts, *batch in steps:
             clips = torch.cat(batch[:per_item])            # the positives, then the hard negatives if any
             if config.event_weight:
                 audio_steps = model.audio_steps(list(clips.numpy()))

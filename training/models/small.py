@@ -2,7 +2,7 @@
 
 Audio: log-mel frames (64 bands, 20 ms hop at 16 kHz) -> two 1-D conv blocks over time (bands as
 channels), each halving time -> three residual dilated conv blocks over the 80 ms steps (each step sees
-about 2.3 s around it) -> a timeline: the steps of each fifth of the clip averaged and projected, the five
+about 2.6 s of audio) -> a timeline: the steps of each fifth of the clip averaged and projected, the five
 parts concatenated in order, so the embedding keeps *when* each sound plays (a text vector that weighs
 the early parts for one sound and the late parts for another prefers "A then B"). An event head reads
 the same steps: which sound classes play in each 80 ms (trained on the train split's event annotations,
@@ -84,7 +84,7 @@ class SmallAudioText(nn.Module):
         self.convolutions = nn.Sequential(      # over time, mel bands as channels: cheap, and time is kept
             nn.Conv1d(config.n_mels, width, 5, padding=2), nn.BatchNorm1d(width), nn.ReLU(), nn.MaxPool1d(2),
             nn.Conv1d(width, width, 5, padding=2), nn.BatchNorm1d(width), nn.ReLU(), nn.MaxPool1d(2))
-        self.audio_context = nn.ModuleList(   # dilated convs: each 80 ms step sees ~2.3 s, cheaply on CPU
+        self.audio_context = nn.ModuleList(   # dilated convs: each 80 ms step sees ~2.6 s, cheaply on CPU
             nn.Sequential(nn.Conv1d(width, width, 3, padding=d, dilation=d), nn.BatchNorm1d(width), nn.ReLU())
             for d in (2, 4, 8))
         self.segment_norm = nn.LayerNorm(width)
@@ -144,7 +144,11 @@ class SmallAudioText(nn.Module):
     @classmethod
     def from_state(cls, config: dict, weights: dict, device: str = "cpu") -> "SmallAudioText":
         model = cls(SmallConfig(**config))
-        model.load_state_dict(weights)
+        try:
+            model.load_state_dict(weights)
+        except RuntimeError:
+            raise ValueError("these small-model weights come from an earlier version of the small model (other "
+                             "layers); train it again with this version") from None
         return model.to(device)
 
     @classmethod
