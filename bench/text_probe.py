@@ -82,7 +82,7 @@ def main() -> None:
 
     from reasonaudio_metric.functional import score
     from training.loss import info_nce
-    from training.models.small import SPECIAL, SmallAudioText, SmallConfig, words
+    from training.models.small import SmallAudioText
 
     def split(name):
         queries = load_dataset(args.data, "queries", split=name)
@@ -92,9 +92,8 @@ def main() -> None:
     started = time.perf_counter()
     train_queries, train_corpus = split("train")
     labels = sorted({event["label"] for events in train_corpus["events"] for event in events})
-    vocabulary = list(SPECIAL) + sorted({w for text in train_queries["text"] for w in words(text)})
     torch.manual_seed(args.seed)
-    model = SmallAudioText(SmallConfig(vocabulary=vocabulary, segments=args.segments, segment_width=len(labels)))
+    model = SmallAudioText.create(train_queries["text"], segments=args.segments, segment_width=len(labels))
     train_rows = {clip: row for clip, row in zip(train_corpus["clip_id"], timelines(train_corpus, labels, args.segments))}
     logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07)))
     text_parameters = [p for name, p in model.named_parameters() if name.startswith(("embedding", "text_"))]

@@ -96,12 +96,13 @@ class SmallAudioText(nn.Module):
         self.text_projection = nn.Linear(width, config.segments * config.segment_width)
 
     @classmethod
-    def create(cls, texts: list[str], labels: list[str] = (), sampling_rate: int = 16000) -> "SmallAudioText":
+    def create(cls, texts: list[str], labels: list[str] = (), sampling_rate: int = 16000,
+               **options) -> "SmallAudioText":
         """A new model whose vocabulary holds every word of `texts` (the train split's queries), with an
-        event head over `labels` (the train split's sound classes) when given."""
+        event head over `labels` (the train split's sound classes) when given; `options` set other
+        `SmallConfig` fields."""
         vocabulary = list(SPECIAL) + sorted({word for text in texts for word in words(text)})
-        return cls(SmallConfig(vocabulary=vocabulary, labels=sorted(labels), sampling_rate=sampling_rate))
-
+        return cls(SmallConfig(vocabulary=vocabulary, labels=sorted(labels), sampling_rate=sampling_rate, **options))
 
     @property
     def device(self) -> torch.device:
