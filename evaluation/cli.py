@@ -90,37 +90,61 @@ def quiet(args) -> None:
 
 
 def run_evaluate(args) -> int:
-    from .report import check_out, write_results
+    import contextlib
+    import os
+
     from .encoding import close_distributed, distributed, init_distributed
+    from .report import RESULT_FILES, claimed_out, write_results
     from .runner import check_settings, run, run_conditions
     from .systems import EmbeddingSystem, EvalData, open_system
 
     check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True)
-    check_out(args.out, args.data, "results.json", args.overwrite)
-    device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
-    rank, world = distributed()
-    try:
-        args.quiet = args.quiet or rank != 0
-        quiet(args)
-        conditions = _conditions(args.data, args.split, args.acoustics)
-        system = open_system(args.model, device=device)
-        if isinstance(system, EmbeddingSystem):
-            system.cache_root, system.shared = None if args.no_cache else args.cache, world > 1
-        if len(conditions) > 1:
-            result = run_conditions(system, args.data, conditions, args.split, args.mode, device, args.batch_size,
-                                    args.bootstrap, args.seed, not args.quiet)
-        else:
-            data = EvalData.load(args.data, args.split, acoustics=conditions[0] if conditions else None)
-            result = run(system, data, args.mode, device, args.batch_size, args.bootstrap, args.seed, not args.quiet)
-    finally:
-        close_distributed()
-    if rank != 0:   # rank 0 scores and writes
-        return 0
-    parameters = {key: getattr(args, key) for key in ("mode", "split", "device", "batch_size", "bootstrap", "seed",
-                                                      "acoustics")}
-    out = write_results(args.out, result, system.name, args.data, parameters)
+    writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
+    with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else contextlib.nullcontext():
+        device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
+        rank, world = distributed()
+        try:
+            args.quiet = args.quiet or rank != 0
+            quiet(args)
+            conditions = _conditions(args.data, args.split, args.acoustics)
+            system = open_system(args.model, device=device)
+            if isinstance(system, EmbeddingSystem):
+                system.cache_root, system.shared = None if args.no_cache else args.cache, world > 1
+            if len(conditions) > 1:
+                result = run_conditions(system, args.data, conditions, args.split, args.mode, device, args.batch_size,
+                                        args.bootstrap, args.seed, not args.quiet, per_query=True)
+            else:
+                data = EvalData.load(args.data, args.split, acoustics=conditions[0] if conditions else None)
+                result = run(system, data, args.mode, device, args.batch_size, args.bootstrap, args.seed,
+                             not args.quiet, per_query=True)
+        finally:
+            close_distributed()
+        if rank != 0:   # rank 0 scores and writes
+            return 0
+        parameters = {key: getattr(args, key) for key in ("mode", "split", "batch_size", "bootstrap", "seed",
+                                                          "acoustics")}
+        out = write_results(args.out, result, run_record(system, args.model, args.data,
+                                                         {**parameters, "device": device}, world))
     print((out / "results.md").read_text())
     return 0
+
+
+def run_record(system, spec: str, data: str, parameters: dict, world: int = 1) -> dict:
+    """What a run scored and with what: the build's identity (content digest and plan fingerprint), the
+    model spec exactly as given (with its options) and the system's name, the embedding cache's key (the
+    model identity) and folder, the device, and every setting; enough to tell whether two runs compare."""
+    import torch
+
+    from reasonaudio_dataset.identity import build_identity
+
+    device = torch.device(parameters["device"])
+    cache = getattr(system, "cache_root", None)
+    identity = getattr(system, "identity", None)
+    return {"model": system.name, "spec": spec, "data": data, "build": build_identity(data, parameters["split"]),
+            "parameters": parameters,
+            "cache": {"key": identity, "folder": str(cache) if cache and identity else None},
+            "device": {"name": str(device), "processes": world,
+                       "hardware": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"}}
 
 
 def _conditions(data: str, split: str, acoustics: str | None) -> list[str]:
@@ -172,7 +196,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
                     progress: bool, acoustics: str | None = None) -> str:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
     depth, the same per task x shape x depth, with notes on the cells that fail."""
-    from .report import baseline_table, breakdown_table, write_results
+    from .report import baseline_table, breakdown_table, place_files, write_results
     from .runner import breakdown, run
     from .systems import EvalData, open_system
 
@@ -188,11 +212,13 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         except (ImportError, ValueError) as error:  # e.g. no text model offline: the other rows still count
             notes.append(f"{spec} skipped: {error}")
             continue
-        result = run(system, data, "group", device, progress=progress, by=by)
-        results[system.name] = result
+        result = run(system, data, "group", device, progress=progress, by=by, per_query=bool(out))
         if out:
-            write_results(Path(out) / system.name.split(":")[0], result, system.name, data_path,
-                          {"mode": "group", "split": "test", "device": device, "bootstrap": 1000, "seed": 0, "acoustics": acoustics})
+            parameters = {"mode": "group", "split": "test", "device": device, "batch_size": 32, "bootstrap": 1000,
+                          "seed": 0, "acoustics": acoustics}
+            write_results(Path(out) / system.name.split(":")[0], result, run_record(system, spec, data_path, parameters))
+        result.pop("per_query", None)
+        results[system.name] = result
         if system.name.startswith("shortcut-audit"):
             notes.append(_audit_verdict(result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
@@ -200,19 +226,21 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals in baselines.json (--out):\n\n"
                   + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
     if out:
-        (Path(out) / "baselines.md").write_text(table)
-        (Path(out) / "baselines.json").write_text(json.dumps(results, indent=2) + "\n")
+        place_files(Path(out), {"baselines.md": lambda path: path.write_text(table),
+                                "baselines.json": lambda path: path.write_text(json.dumps(results, indent=2) + "\n")})
     return table
 
 
 def run_baselines(args) -> int:
-    from .report import check_out
+    import contextlib
+
+    from .report import claimed_out
     from .runner import check_device
 
     check_device(args.device)
-    if args.out:
-        check_out(args.out, args.data, "baselines.json", args.overwrite)
-    quiet(args)
-    print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
-                          args.acoustics))
+    written = ("baselines.json", "baselines.md")
+    with claimed_out(args.out, args.data, written, args.overwrite) if args.out else contextlib.nullcontext():
+        quiet(args)
+        print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
+                              args.acoustics))
     return 0

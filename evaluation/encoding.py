@@ -5,8 +5,10 @@ When `reasonaudio evaluate` runs under `torchrun` (or `accelerate launch`), rank
 r + 2N, ... and `all_gather_object` hands every chunk to every rank, so each rank holds the same
 (items x width) matrix as one process would; called from a user's own DDP script, nothing is shared. With a
 cache folder, each finished chunk is saved as it completes: a second run, or one after a crash, loads
-what is there and encodes only the rest. The cache key is the model's identity and the corpus
-fingerprint (plus the item kind and the sampling rate), so another model or another build never hits.
+what is there and encodes only the rest. The cache is content-addressed: a folder per model identity,
+item kind and sampling rate, and in it one file per chunk named by the hash of what the chunk holds (the
+clips' encoded audio bytes, the queries' texts). So another model never hits, a swapped clip or an edited
+text re-encodes only its chunk, and an unchanged clip hits whatever build, folder or id it comes under.
 """
 from __future__ import annotations
 
@@ -63,21 +65,22 @@ def close_distributed() -> None:
         torch.distributed.destroy_process_group()
 
 
-def cache_folder(root: str | Path | None, identity: str | None, fingerprint: str | None, kind: str,
-                 sampling_rate: int | None) -> Path | None:
-    """Where the chunks of one (model, corpus, kind, rate) live; None when either identity is unknown."""
-    if root is None or identity is None or fingerprint is None:
+def cache_folder(root: str | Path | None, identity: str | None, kind: str, sampling_rate: int | None) -> Path | None:
+    """Where the chunks of one (model, kind, rate) live; None when the model has no identity."""
+    if root is None or identity is None:
         return None
-    key = json.dumps([identity, fingerprint, kind, sampling_rate])
+    key = json.dumps([identity, kind, sampling_rate])
     return Path(root) / hashlib.sha256(key.encode()).hexdigest()[:24] / kind
 
 
 def encode_chunked(count: int, encode_rows: Callable[[range], "torch.Tensor"], cache: Path | None,
-                   what: str, progress: bool = True, size: int = CHUNK, shared: bool = False) -> "torch.Tensor":
+                   what: str, progress: bool = True, size: int = CHUNK, shared: bool = False,
+                   content_key: Callable[[range], str] | None = None) -> "torch.Tensor":
     """The (count x width) float32 matrix that `encode_rows(range)` gives chunk by chunk (`size` items each),
-    each chunk loaded from `cache` when saved there, else encoded and saved. With `shared` (set only by a
-    launcher-run CLI), this rank encodes its share of the chunks and every rank gets all of them. The
-    progress bar (rank 0's) counts this rank's `what` (queries, clips), cached ones included."""
+    each chunk loaded from `cache` when saved there under `content_key(rows)` (the hash of what the rows
+    hold), else encoded and saved. With `shared` (set only by a launcher-run CLI), this rank encodes its
+    share of the chunks and every rank gets all of them. The progress bar (rank 0's) counts this rank's
+    `what` (queries, clips), cached ones included."""
     import torch
     from tqdm.auto import tqdm
 
@@ -88,9 +91,9 @@ def encode_chunked(count: int, encode_rows: Callable[[range], "torch.Tensor"], c
                disable=not progress or rank != 0)
     for index in indices:
         rows = range(index * size, min(count, (index + 1) * size))
-        path = cache / f"{rows.start:09d}-{rows.stop:09d}.npy" if cache else None
+        path = cache / f"{content_key(rows)}.npy" if cache is not None and content_key else None
         if path is not None and path.is_file():
-            mine[index] = np.load(path)
+            mine[index] = _load(path, len(rows))
         else:
             mine[index] = encode_rows(rows).cpu().numpy()
             if path is not None:
@@ -110,14 +113,35 @@ def encode_chunked(count: int, encode_rows: Callable[[range], "torch.Tensor"], c
     return torch.from_numpy(np.concatenate([mine[index] for index in sorted(mine)]))
 
 
+def _load(path: Path, rows: int) -> np.ndarray:
+    """A saved chunk, or a one-line error naming the file to delete (a truncated or foreign file)."""
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as error:
+        raise ValueError(f"the embedding cache file {path} is unreadable ({type(error).__name__}): delete it, or "
+                         "run with --no-cache") from None
+    if array.ndim != 2 or len(array) != rows or not np.isfinite(array).all():
+        raise ValueError(f"the embedding cache file {path} holds {array.shape} values, not {rows} finite vectors: "
+                         "delete it, or run with --no-cache")
+    return array
+
+
 def _save(path: Path, array: np.ndarray) -> None:
     """Write a chunk whole or not at all, under a name no other process writes (concurrent runs may share
-    a cache: the last complete file wins, and every complete file holds the same vectors)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".partial", delete=False) as handle:
-        try:
+    a cache: the last complete file wins, and every complete file holds the same vectors). A full or
+    read-only cache disk is one line naming the cache; no partial file is left."""
+    partial = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".partial",
+                                         delete=False) as handle:
+            partial = Path(handle.name)
             np.save(handle, array)
-        except BaseException:
-            Path(handle.name).unlink(missing_ok=True)
-            raise
-    Path(handle.name).replace(path)
+        partial.replace(path)
+    except BaseException as error:
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise OSError(f"cannot write the embedding cache in {path.parent} ({error.strerror or error}): free "
+                          "space there, move it with --cache or REASONAUDIO_CACHE, or run with --no-cache") from None
+        raise

@@ -1,11 +1,17 @@
 """results.json, results.md and results.png of an evaluation; the baseline table across systems."""
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import platform
+import shutil
+import tempfile
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from statistics import fmean
+from typing import Callable, Sequence
 
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}
 PACKAGES = ("reasonaudio", "numpy", "torch", "datasets", "evaluate", "transformers", "sentence-transformers")
@@ -166,24 +172,122 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
     plt.close(figure)
 
 
-def check_out(out: str | Path, data: str, written: str, overwrite: bool) -> None:
+RESULT_FILES = ("results.json", "results.md", "results.png", "per_query.parquet")
+PER_QUERY = "per_query.parquet"
+LOCK, JOURNAL, STAGING = ".reasonaudio-lock", ".reasonaudio-placing.json", ".reasonaudio-staging-"
+
+
+def check_out(out: str | Path, data: str, written: Sequence[str], overwrite: bool) -> None:
     """Refuse, before any work, an --out inside the corpus folder (its files would join the dataset, which
-    validate and publish then trip over) or one already holding `written`, unless overwriting."""
-    if Path(data).is_dir() and Path(out).resolve().is_relative_to(Path(data).resolve()):
+    validate and publish then trip over), a filesystem root or the home folder, or one already holding
+    any of the files a run writes (a user's own results.md as much as a results.json), unless overwriting.
+    Files a killed run was placing (its journal lists them) are its own, not the user's."""
+    out = Path(out)
+    if Path(data).is_dir() and out.resolve().is_relative_to(Path(data).resolve()):
         raise ValueError(f"--out {out} is inside the corpus folder {data}: results there would join the dataset's "
                          "files (validate and publish would trip over them); choose a folder outside it")
-    if (Path(out) / written).exists() and not overwrite:
-        raise FileExistsError(f"{Path(out) / written} already exists; choose another --out or pass --overwrite")
+    if out.resolve() in (Path(out.resolve().anchor), Path.home().resolve()):
+        raise ValueError(f"--out {out} is {'the home folder' if out.resolve() == Path.home().resolve() else 'a filesystem root'}: "
+                         "results go into a folder of their own, e.g. --out runs/mine")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    placing = set(_journal(out))
+    clash = [name for name in written if (out / name).exists() and name not in placing]
+    if clash and not overwrite:
+        raise FileExistsError(f"{out / clash[0]} already exists; choose another --out or pass --overwrite")
 
 
-def write_results(out: str | Path, result: dict, model: str, data: str, parameters: dict) -> Path:
+def _journal(out: Path) -> list[str]:
+    try:
+        names = json.loads((out / JOURNAL).read_text())
+    except (OSError, ValueError):
+        return []
+    return [name for name in names if isinstance(name, str) and "/" not in name] if isinstance(names, list) else []
+
+
+@contextmanager
+def claimed_out(out: str | Path, data: str, written: Sequence[str], overwrite: bool):
+    """Hold --out for one run from its check to its last write: a second run into the same folder stops at
+    once (an advisory lock, released by the kernel when a run dies); a killed run's staging folder is
+    cleared. A folder this creates is removed again when the run fails before writing anything."""
     out = Path(out)
+    check_out(out, data, written, overwrite)
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    mode, title = parameters["mode"], f"ReasonAudio ({parameters['mode']} mode): {model}"
-    record = {"metrics": result, "model": model, "data": data, "parameters": parameters, "versions": versions()}
-    (out / "results.json").write_text(json.dumps(record, indent=2) + "\n")
-    (out / "results.md").write_text(markdown(result, mode, title))
-    plot(result, mode, title, out / "results.png")
+    lock = _lock(out)
+    try:
+        check_out(out, data, written, overwrite)        # again, now that no other run can be placing files
+        for leftover in out.glob(STAGING + "*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        yield out
+    finally:
+        (out / LOCK).unlink(missing_ok=True)
+        os.close(lock)
+        if created and not any(out.iterdir()):
+            out.rmdir()
+
+
+def _lock(out: Path) -> int:
+    """An exclusive flock on OUT/.reasonaudio-lock, the file checked to be the one locked (a run finishing
+    unlinks it; a run that opened the old file retries on the new one)."""
+    path = out / LOCK
+    while True:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            raise FileExistsError(f"{out} is being written by another run right now; wait for it to finish or "
+                                  "choose another --out") from None
+        try:
+            if os.fstat(handle).st_ino == os.stat(path).st_ino:
+                return handle
+        except FileNotFoundError:
+            pass
+        os.close(handle)
+
+
+def place_files(out: Path, writers: dict[str, Callable[[Path], None]]) -> None:
+    """Write every file into a staging folder, then move them into `out` (results.json last, so a folder with
+    a results.json holds a complete set); a journal names the files being moved, so that a run killed
+    between two moves is rerun as its own files, not refused as a user's."""
+    staging = Path(tempfile.mkdtemp(dir=out, prefix=STAGING))
+    try:
+        for name, write in writers.items():
+            write(staging / name)
+        (out / JOURNAL).write_text(json.dumps(sorted(writers)))
+        for name in sorted(writers, key=lambda name: name == "results.json"):
+            os.replace(staging / name, out / name)
+        (out / JOURNAL).unlink()
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def per_query_table(per_query: dict[str, list]):
+    """The per-query values as an Arrow table (one row per query)."""
+    import pyarrow as pa
+
+    return pa.table(per_query)
+
+
+def write_results(out: str | Path, result: dict, record: dict) -> Path:
+    """results.json (the metrics and `record`: what was scored, with what), results.md, results.png, and
+    per_query.parquet when the result carries per-query values; placed by `place_files`."""
+    import pyarrow.parquet as pq
+
+    out, result = Path(out), dict(result)
+    per_query = result.pop("per_query", None)
+    mode = record["parameters"]["mode"]
+    title = f"ReasonAudio ({mode} mode): {record['model']}"
+    files = [*RESULT_FILES[:3], *([PER_QUERY] if per_query else [])]
+    document = {"metrics": result, **record, "versions": versions(), "files": files}
+    writers = {"results.json": lambda path: path.write_text(json.dumps(document, indent=2) + "\n"),
+               "results.md": lambda path: path.write_text(markdown(result, mode, title)),
+               "results.png": lambda path: plot(result, mode, title, path)}
+    if per_query:
+        writers[PER_QUERY] = lambda path: pq.write_table(per_query_table(per_query), path)
+    out.mkdir(parents=True, exist_ok=True)
+    place_files(out, writers)
     return out
 
 

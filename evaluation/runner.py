@@ -67,18 +67,40 @@ def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu"
     if tuple(full.shape) != expected:
         raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
                          "(queries x clips)")
+    group = group_matrix(full, data)
     if mode == "group":
-        return score(group_matrix(full, data), data.queries, bootstrap=bootstrap, seed=seed, by=by, per_query=per_query)
-    return score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed, by=by,
-                 per_query=per_query)
+        result = score(group, data.queries, bootstrap=bootstrap, seed=seed, by=by, per_query=per_query)
+    else:
+        result = score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed,
+                       by=by, per_query=per_query)
+    if per_query:
+        result["per_query"] = {**query_columns(data, by), **result["per_query"], **candidate_scores(group, data)}
+    return result
+
+
+def query_columns(data: EvalData, by: tuple[str, ...]) -> dict[str, list]:
+    """What each per-query row is about: its id, task, the breakdown's columns, its positive."""
+    return {column: list(data.queries[column]) for column in dict.fromkeys(("query_id", *by, "positive"))}
+
+
+def candidate_scores(group: torch.Tensor, data: EvalData) -> dict[str, list]:
+    """Each query's candidates, their scores in that order, and the positive's rank among them (ties: the
+    expected rank under random tie-breaking, 1 + above + (tied - 1) / 2): enough to compare two runs, or
+    rescore any group metric, without encoding again."""
+    scores = group.double().cpu().numpy()
+    positive = np.array([clips.index(p) for clips, p in zip(data.queries["candidates"], data.queries["positive"])])
+    own = scores[np.arange(len(scores)), positive][:, None]
+    rank = 1 + (scores > own).sum(axis=1) + ((scores == own).sum(axis=1) - 1) / 2
+    return {"candidates": list(data.queries["candidates"]), "scores": scores.tolist(), "positive_rank": rank.tolist()}
 
 
 def run_conditions(system: System, source: str, conditions: list[str], split: str = "test", mode: str = "group",
                    device: str = "cpu", batch_size: int = 32, bootstrap: int = 1000, seed: int = 0,
-                   progress: bool = True) -> dict:
+                   progress: bool = True, per_query: bool = False) -> dict:
     """`run` on the clips of each acoustic condition of a robustness build (the queries are shared). The
-    result is the first condition's (normally clean), with "acoustics": every condition's scores per task,
-    and each further condition's paired difference from the first, with paired bootstrap intervals."""
+    result is the first condition's (normally clean; its per-query values when `per_query`), with
+    "acoustics": every condition's scores per task, and each further condition's paired difference from
+    the first, with paired bootstrap intervals."""
     results, tasks = {}, None
     for condition in conditions:
         data = EvalData.load(source, split, acoustics=condition)
@@ -87,8 +109,9 @@ def run_conditions(system: System, source: str, conditions: list[str], split: st
     if any(result is None for result in results.values()):
         return None   # not rank 0 of a launcher's process group
     first, *others = conditions
-    values = {c: {m: np.asarray(v) for m, v in results[c].pop("per_query").items() if m != "query_id"} for c in conditions}
-    combined = dict(results[first])
+    per_query = {c: results[c].pop("per_query") for c in conditions}
+    values = {c: {m: np.asarray(per_query[c][m]) for m in results[c]["average"]} for c in conditions}
+    combined = {**results[first], **({"per_query": per_query[first]} if per_query else {})}
     combined["acoustics"] = {
         "baseline": first,
         "conditions": {c: {k: v for k, v in r.items() if k != "breakdown"} for c, r in results.items()},

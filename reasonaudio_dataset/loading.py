@@ -165,10 +165,24 @@ def _check_folder(folder: Path, split: str) -> None:
         raise ValueError(f"{folder} has no split {split!r}; it has {sorted(splits)}")
 
 
+def table_cache(folder: str | Path, table: str, split: str) -> Path:
+    """Where `datasets` keeps its conversion of a local table: a folder named by the table's content, so that
+    a rewritten file, a copied or renamed folder, or another build never gets another content's table back
+    (datasets alone keys it by the folder's name and file times)."""
+    from .identity import table_digest
+
+    return Path(datasets.config.HF_DATASETS_CACHE) / "reasonaudio" / table_digest(folder, table, split)[:32]
+
+
 def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
-    """One table; a Hub id that cannot be fetched (offline, unknown) is a one-line error with its cause."""
+    """One table, converted once per content (`table_cache`); a Hub id that cannot be fetched (offline,
+    unknown) is a one-line error with its cause."""
+    cache = table_cache(path_or_repo, table, split) if Path(path_or_repo).is_dir() else None
     try:
-        return datasets.load_dataset(path_or_repo, table, split=split)
+        loaded = datasets.load_dataset(path_or_repo, table, split=split, cache_dir=str(cache) if cache else None)
     except (ValueError, OSError) as error:
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ValueError(f"cannot load the {table} table of {path_or_repo} (split {split!r}): {cause}") from None
+    if cache is not None:   # datasets' own fingerprint ignores the content too; what keys on it (map, filter,
+        loaded._fingerprint = cache.name[:16]   # the metric's parsed tables) must see the new content
+    return loaded

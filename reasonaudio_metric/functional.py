@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 DEPTH = 100             # corpus metrics look at the top 100 (MAP@100); nDCG, recall and hit at 10 or less
+HARD_NEGATIVE = "hard_negative_pairwise"   # share of its own hard negatives the positive outscores (random 0.5)
 _THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
@@ -52,6 +53,12 @@ def check_count(name: str, value, minimum: int) -> None:
     """An integer parameter (a count: resamples, batch size) of at least `minimum`, or a one-line error."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def check_confidence(confidence) -> None:
+    """The level of an interval: a number strictly between 0 and 1 (0.95 for 95 %), or a one-line error."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be a number strictly between 0 and 1 (e.g. 0.95), got {confidence!r}")
 
 
 def _widened(similarity):
@@ -196,6 +203,49 @@ def group_scores(similarity, positive_index: Sequence[int]) -> dict[str, np.ndar
         a, m = (similarity > pos).sum(1), (similarity == pos).sum(1)
     h = _TABLES.grow(int(similarity.shape[1]) + 1).harmonic
     return {"accuracy": (a == 0) / m, "mrr": (h[a + m] - h[a]) / m}
+
+
+def hard_negative_scores(similarity, positive_index: Sequence[int], negative_index: Sequence[Sequence[int]]) -> np.ndarray:
+    """Per query, the share of its own hard negatives (its minimal pairs) that the positive outscores, a tie
+    counting one half (its expectation under random tie-breaking): the pairwise view of NevIR and of
+    hard-negative suppression. Random = 0.5. `negative_index` gives each query's columns (at least one)."""
+    rows, width = len(positive_index), max(len(n) for n in negative_index)
+    index = np.zeros((rows, width), dtype=np.int64)
+    present = np.zeros((rows, width), dtype=bool)
+    for row, columns in enumerate(negative_index):
+        index[row, :len(columns)], present[row, :len(columns)] = columns, True
+    if _is_torch(similarity):
+        import torch
+
+        device = similarity.device
+        positive = similarity.gather(1, torch.as_tensor(np.asarray(positive_index), device=device)[:, None])
+        negative = similarity.gather(1, torch.as_tensor(index, device=device))
+        wins = _np((positive > negative).double() + 0.5 * (positive == negative).double())
+    else:
+        positive = similarity[np.arange(rows), np.asarray(positive_index)][:, None]
+        negative = np.take_along_axis(similarity, index, axis=1)
+        wins = (positive > negative) + 0.5 * (positive == negative)
+    return (wins * present).sum(axis=1) / present.sum(axis=1)
+
+
+def _hard_negative_index(queries, column_of, what: str):
+    """Each query's hard negatives as columns of the similarity (`column_of(row)`: clip id -> column), or None
+    when the queries do not list them for every query (older builds, hand-made tables): then the metric
+    is left out rather than guessed."""
+    try:
+        negatives, query_ids = _column(queries, "hard_negatives"), _column(queries, "query_id")
+    except ValueError:
+        return None
+    if not negatives or not all(negatives):
+        return None
+    index = []
+    for row, (query_id, clips) in enumerate(zip(query_ids, negatives)):
+        columns = column_of(row)
+        missing = [clip for clip in clips if clip not in columns]
+        if missing:
+            raise ValueError(f"query {query_id!r}: its hard negative {missing[0]!r} is not {what}")
+        index.append([columns[clip] for clip in clips])
+    return index
 
 
 def group_random(candidates: int, queries: int) -> dict[str, np.ndarray]:
@@ -407,6 +457,7 @@ def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.nda
     the interval is of the difference, not of two independent means. E.g. a model under a noisy condition
     against itself on the clean clips. Returns {"difference": {task: {metric: d}}, "intervals": ...}."""
     check_count("resamples", resamples, 0)
+    check_confidence(confidence)
     tasks = np.asarray(tasks)
     difference = {metric: np.asarray(values[metric], dtype=np.float64) - np.asarray(baseline[metric], dtype=np.float64)
                   for metric in values}
@@ -489,7 +540,7 @@ def _group_inputs(queries, similarity):
     return query_ids, np.asarray(tasks), similarity, positive_index
 
 
-def _positions(values, index: list, what: str) -> np.ndarray:
+def _positions(values, index: list, what: str, source: str = "qrels") -> np.ndarray:
     """Position of each value in `index`; unknown values are an error naming the first few."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -497,7 +548,7 @@ def _positions(values, index: list, what: str) -> np.ndarray:
     found = pc.index_in(values, value_set=pa.array(index))
     if found.null_count:
         unknown = pc.filter(values, pc.is_null(found)).to_pylist()[:3]
-        raise ValueError(f"qrels name {found.null_count} unknown {what}(s), e.g. {unknown}")
+        raise ValueError(f"{source} name {found.null_count} unknown {what}(s), e.g. {unknown}")
     return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
@@ -571,6 +622,7 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     (per task, macro average) is unchanged.
     """
     check_count("bootstrap", bootstrap, 0)
+    check_confidence(confidence)
     by = _check_by(by)
     if by != ("task",):
         cell, cells = _breakdown_cells(queries, by)
@@ -579,8 +631,15 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     if corpus_ids is None:
         query_ids, tasks, similarity, positive_index = _group_inputs(queries, similarity)
 
+        groups = _column(queries, "candidates")
+        negatives = _hard_negative_index(queries, lambda row: {c: j for j, c in enumerate(groups[row])},
+                                         "among its candidates")
+
         def evaluate_matrix(matrix):
-            return group_scores(matrix, positive_index)
+            values = group_scores(matrix, positive_index)
+            if negatives is not None:
+                values[HARD_NEGATIVE] = hard_negative_scores(matrix, positive_index, negatives)
+            return values
 
         random = group_random(similarity.shape[1], len(query_ids))
     else:
@@ -589,10 +648,20 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         similarity = _check_matrix(similarity, len(query_ids), len(corpus_ids),  # ranking checks finiteness
                                    "one row per query, one column per corpus id", finite=_is_torch(similarity))
 
+        column = {clip: j for j, clip in enumerate(corpus_ids)}
+        negatives = _hard_negative_index(queries, lambda row: column, "in the corpus")
+        if negatives is not None:
+            positive_index = _positions(_arrow_column(queries, "positive"), list(corpus_ids), "positive clip", "queries")
+
         def evaluate_matrix(matrix):
-            return corpus_metrics(rank_relevant(matrix, *tables.pairs, len(query_ids)), tables.relevant_count)
+            values = corpus_metrics(rank_relevant(matrix, *tables.pairs, len(query_ids)), tables.relevant_count)
+            if negatives is not None:
+                values[HARD_NEGATIVE] = hard_negative_scores(matrix, positive_index, negatives)
+            return values
 
     values = evaluate_matrix(similarity)
+    if HARD_NEGATIVE in values:
+        random = {**random, HARD_NEGATIVE: np.full(len(query_ids), 0.5)}
     result = _by_task(values, tasks)
     result["random"] = _by_task(random, tasks)
     result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}

@@ -229,7 +229,7 @@ def test_reports_and_baseline_tables_break_down_by_depth_and_shape(tmp_path):
     assert "order/shape=chain" not in notes
 
     by_depth = score(np.array([right] * 3 + [tie] * 5), queries, bootstrap=100, by=("task", "depth"))
-    out = write_results(tmp_path / "r", by_depth, "x", "data", {"mode": "group"})
+    out = write_results(tmp_path / "r", by_depth, {"model": "x", "data": "data", "parameters": {"mode": "group"}})
     assert json.loads((out / "results.json").read_text())["metrics"]["breakdown"]["by"] == ["task", "depth"]
     markdown = (out / "results.md").read_text()
     assert "## By task and depth" in markdown and "| order | 2 | 2 | 75.0 [50.0, 100.0] | 87.5 | 50.0 |" in markdown

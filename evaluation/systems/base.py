@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from contextlib import contextmanager
+from functools import partial
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -12,8 +12,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.loading import (audio_decoder, check_sampling_rate, corpus_of, load_reasonaudio, load_table,
-                                         read_record)
+from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio, load_table
 
 from ..encoding import cache_folder, chunk_size, encode_chunked
 
@@ -55,17 +54,17 @@ class EvalData:
                           disable=not progress):
             yield [cell["array"] for cell in decoded[start:min(start + batch_size, rows.stop)]["audio"]]
 
-    def fingerprint(self, what: str) -> str:
-        """What identifies this split's `what` (clips or queries) for the embedding cache: the build's plan
-        fingerprint (datasets' own table fingerprint for a folder without a ReasonAudio record) with the
-        corpus config, and a hash of the ordered clip ids, or of the ordered query ids and texts."""
-        record = read_record(self.source, self.split)
-        build = record.get("fingerprint") or f"datasets:{self.corpus._fingerprint}"
-        if what == "clips":
-            items = [build, corpus_of(self.source, self.split, self.acoustics), *self.corpus["clip_id"]]
+    def content_key(self, what: str, rows: range) -> str:
+        """The hash of what `rows` of the queries (their texts) or clips (their encoded audio bytes) hold:
+        the embedding cache's key for a chunk, so that no edit or swap is ever served an old vector."""
+        hasher = hashlib.sha256(what.encode())
+        if what == "queries":
+            for text in self.queries.select(rows)["text"]:
+                hasher.update(hashlib.sha256(text.encode()).digest())
         else:
-            items = [*self.queries["query_id"], *self.queries["text"]]
-        return hashlib.sha256(json.dumps(items).encode()).hexdigest()
+            for cell in self.corpus.select_columns(["audio"]).select(rows)["audio"]:
+                hasher.update(hashlib.sha256(cell["bytes"]).digest())
+        return hasher.hexdigest()[:40]
 
 
 class System:
@@ -151,18 +150,17 @@ class EmbeddingSystem(System):
         self.name, self.encode_text, self.encode_audio, self.sampling_rate = name, encode_text, encode_audio, sampling_rate
         self.identity = identity
 
-    def _cache(self, data, what: str, rate: int | None = None):
-        if not (self.cache_root and self.identity):
-            return None
-        return cache_folder(self.cache_root, self.identity, data.fingerprint(what), what, rate)
+    def _cache(self, what: str, rate: int | None = None):
+        return cache_folder(self.cache_root, self.identity, what, rate) if self.cache_root else None
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
         texts, size = list(data.queries["text"]), chunk_size(batch_size)
         queries = encode_chunked(len(texts), lambda rows: encode_texts(
             self.encode_text, texts[rows.start:rows.stop], "cpu", batch_size, "queries", False, "encode_text", rows.start),
-            self._cache(data, "queries"), "queries", progress, size, self.shared)
+            self._cache("queries"), "queries", progress, size, self.shared, partial(data.content_key, "queries"))
         clips = encode_chunked(len(data.corpus), lambda rows: encode_batches(
             self.encode_audio, data.audio_batches(self.sampling_rate, batch_size, False, rows), "cpu",
             "encode_audio", "clips", (queries.shape[1], "encode_text"), rows.start, batch_size),
-            self._cache(data, "clips", self.sampling_rate), "clips", progress, size, self.shared)
+            self._cache("clips", self.sampling_rate), "clips", progress, size, self.shared,
+            partial(data.content_key, "clips"))
         return queries.to(device) @ clips.to(device).T
