@@ -182,9 +182,12 @@ def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], even
     return digest.hexdigest()[:16]
 
 
-def test_texts(out: Path) -> frozenset[str]:
-    """Query texts of the test split already in `out` (finished or staged): other splits avoid them."""
-    files = sorted(out.glob(data_pattern("queries", "test"))) + sorted((out / STAGING).glob(data_pattern("queries", "test")))
+def other_split_texts(out: Path, split: str) -> frozenset[str]:
+    """Query texts of every other split already in `out` (finished or staged): `split` avoids them. Each
+    split thus avoids all made before it, and one planned again (resumed, repeated) plans the same queries,
+    none of its texts being another's: no two splits of a folder share a text, in whatever order made."""
+    files = [f for other in SPLITS if other != split for folder in (out, out / STAGING)
+             for f in sorted(folder.glob(data_pattern("queries", other)))]
     return frozenset(text for f in files for text in pq.read_table(f, columns=["text"]).column("text").to_pylist())
 
 
@@ -201,12 +204,7 @@ def audible_bank(bank: SoundBank, config: GenerateConfig) -> SoundBank:
 
 
 def plan_split(config: GenerateConfig) -> Plan:
-    forbidden = frozenset()
-    if config.split != "test":
-        forbidden = test_texts(Path(config.out))
-        if not forbidden:
-            log.warning("no test split in %s yet: generate it first so that %s queries can avoid its texts",
-                        config.out, config.split)
+    forbidden = other_split_texts(Path(config.out), config.split)
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
                       config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
     bank = audible_bank(bank, config)

@@ -564,7 +564,9 @@ def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: b
 
 
 def _leak_findings(out: Path, records: dict[str, dict]) -> list[str]:
-    """Splits must share no query text and no recording."""
+    """No two splits share a query text or a recording: what generate guarantees for splits made one after
+    another into one folder (each avoids the texts of every split already there, in any order; each draws
+    on its own recordings of the source)."""
     texts, origins = defaultdict(set), defaultdict(set)
     for split, record in records.items():
         for relative in record["files"]:
