@@ -6,9 +6,9 @@ it in the folder's `reasonaudio_model.json`, which `trained:MODEL_DIR` reads.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ..files import DAMAGED_MODEL, read_json, write_json
 from . import clap, small
 
 MODEL_FILE = "reasonaudio_model.json"
@@ -29,14 +29,14 @@ def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "c
 def save(model, folder: Path, record: dict) -> None:
     """The model's own files, then the record naming its kind (written last: a folder without it is unfinished)."""
     model.save(folder)
-    (folder / MODEL_FILE).write_text(json.dumps({"kind": model.kind, **record}, indent=2) + "\n")
+    write_json({"kind": model.kind, **record}, folder / MODEL_FILE)
 
 
 def load(folder: str | Path, device: str = "cpu"):
     folder = Path(folder)
     if not (folder / MODEL_FILE).is_file():
         raise ValueError(f"{folder} is not a model folder written by `reasonaudio train` (no {MODEL_FILE})")
-    kind = json.loads((folder / MODEL_FILE).read_text()).get("kind")
+    kind = read_json(folder / MODEL_FILE, DAMAGED_MODEL).get("kind")
     if kind not in KINDS:
         raise ValueError(f"{folder / MODEL_FILE} names model kind {kind!r}; this version knows {sorted(KINDS)}")
     return KINDS[kind].load(folder, device)

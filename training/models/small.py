@@ -13,7 +13,6 @@ timeline's space.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,6 +21,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from ..files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
 
 WORD = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 SPECIAL = ("<pad>", "<unk>")
@@ -139,8 +140,8 @@ class SmallAudioText(nn.Module):
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "small_config.json").write_text(json.dumps(asdict(self.config)))
-        torch.save(self.state_dict(), folder / "small_weights.pt")
+        write_json(asdict(self.config), folder / "small_config.json")
+        write_torch(self.state_dict(), folder / "small_weights.pt")
 
     @classmethod
     def from_state(cls, config: dict, weights: dict, device: str = "cpu") -> "SmallAudioText":
@@ -154,5 +155,5 @@ class SmallAudioText(nn.Module):
 
     @classmethod
     def load(cls, folder: Path, device: str = "cpu") -> "SmallAudioText":
-        return cls.from_state(json.loads((folder / "small_config.json").read_text()),
-                              torch.load(folder / "small_weights.pt", map_location="cpu", weights_only=True), device)
+        return cls.from_state(read_json(folder / "small_config.json", DAMAGED_MODEL),
+                              read_torch(folder / "small_weights.pt", DAMAGED_MODEL), device)

@@ -1,0 +1,55 @@
+"""A training folder's files: each written whole or not at all, each unreadable one named in one line.
+
+A write goes to `NAME.partial` beside the file, is flushed to disk, then replaces the file (`os.replace`),
+so a kill or a full disk mid-write leaves the file as it was. Torch writes through an open file, so a
+full disk surfaces as OSError (given a path, torch.save reports it as an opaque RuntimeError).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+import torch
+
+DAMAGED_MODEL = "copy the model folder again, or train it again with reasonaudio train"
+
+
+def _write_whole(path: Path, write) -> None:
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with open(partial, "wb") as file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(partial, path)
+    except OSError as error:
+        raise OSError(f"could not write {path} ({error.strerror or error}); no earlier file was replaced: free "
+                      "space and rerun the same command (it resumes from the last finished epoch)") from error
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def write_torch(value, path: Path) -> None:
+    _write_whole(path, lambda file: torch.save(value, file))
+
+
+def write_json(value, path: Path) -> None:
+    _write_whole(path, lambda file: file.write((json.dumps(value, indent=2) + "\n").encode()))
+
+
+def read_torch(path: Path, remedy: str):
+    """`path` loaded weights-only on the CPU; a truncated, empty or foreign file is a one-line ValueError."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, EOFError, pickle.UnpicklingError) as error:
+        raise ValueError(f"{path} is damaged (truncated, empty or not a file reasonaudio train wrote); "
+                         f"{remedy}") from error
+
+
+def read_json(path: Path, remedy: str):
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is damaged (truncated or not JSON: {error}); {remedy}") from error
