@@ -17,7 +17,9 @@ def add_commands(sub) -> dict:
                     "After every epoch the model's group accuracy on the "
                     "validation split is measured with the ReasonAudio metric; the best epoch's model is kept in "
                     "--out. Killed, the same command resumes from the last finished epoch and (on CPU) ends where an "
-                    "uninterrupted run would. Score the result with: reasonaudio evaluate --model trained:OUT",
+                    "uninterrupted run would. A step whose loss or gradient is not finite stops the run before it "
+                    "is taken (lower --lr or --event-weight); what was saved is kept. Score the result with: "
+                    "reasonaudio evaluate --model trained:OUT",
         epilog="models:\n  small                 a compact log-mel + dilated-conv audio encoder with a timeline embedding\n"
                "                        and a word-level text transformer (vocabulary from the train split),\n"
                "                        trainable on CPU in minutes\n"
@@ -25,7 +27,8 @@ def add_commands(sub) -> dict:
     train.add_argument("--data", required=True,
                        help="a generated folder (or Hub id) with train and validation splits "
                             "(reasonaudio generate --split train / --split validation)")
-    train.add_argument("--out", required=True, help="new folder for the model (or the folder of a run to resume)")
+    train.add_argument("--out", required=True,
+                       help="new folder for the model, not inside --data (or the folder of a run to resume)")
     train.add_argument("--model", default=d.model, help="small or clap:PATH_OR_ID (default: %(default)s)")
     train.add_argument("--hard-negatives", action=argparse.BooleanOptionalAction, default=d.hard_negatives,
                        help="put each query's minimal-pair negative in the softmax (default: on)")
@@ -60,6 +63,6 @@ def run_train(args) -> int:
                                max_steps=args.max_steps,
                                progress=not args.quiet))
     best = record["best"]
-    print(f"best validation group accuracy {100 * best['accuracy']:.1f} % at epoch {best['epoch'] + 1}; model in "
+    print(f"best validation group accuracy {100 * best['accuracy']:.1f} % at epoch {best['epoch']}; model in "
           f"{args.out}; score it: reasonaudio evaluate --data {args.data} --model trained:{args.out} --out RUN_DIR")
     return 0

@@ -4,16 +4,19 @@ Each epoch: the train split's triplets in a seeded shuffle (new hard negatives p
 `set_epoch`), InfoNCE (loss.py) with AdamW (learning rate warmed up over the first tenth of the run,
 then a cosine down to zero) and a learned temperature (plus, for the small model,
 `event_weight` times its event head's loss, events.py), then group accuracy on the
-validation split through `reasonaudio_metric`. The best epoch's model is written to `out` (its files,
-then `reasonaudio_model.json` last); the full state (model, optimiser, schedule, temperature, history) after every
+validation split through `reasonaudio_metric`. Epochs are numbered from 1, in the log and in
+`training.json` alike. The best epoch's model is written to `out` (its files, then
+`reasonaudio_model.json` last); the full state (model, optimiser, schedule, temperature, history) after every
 epoch goes to `out/.resume/state.pt`, so a killed run started again with the same command continues
-from its last finished epoch (or from the start) and, on CPU, ends exactly where an uninterrupted run
-would (every epoch's randomness is seeded from (seed, epoch); GPU kernels are not all deterministic).
+from its last finished epoch (or from the start, or, killed after its last epoch, writes the
+`training.json` it missed) and, on CPU, ends exactly where an uninterrupted run would (every epoch's
+randomness is seeded from (seed, epoch); GPU kernels are not all deterministic). Every file is written
+whole or not at all (files.py), and a step whose loss or gradient is not finite stops the run before
+it is taken, so what is on disk is always the last good state.
 """
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import shutil
 from dataclasses import asdict, dataclass
@@ -25,6 +28,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from .events import EventTargets
+from .files import read_torch, write_json, write_torch
 from .loss import info_nce
 from .models import MODEL_FILE, create, save
 from .models.small import SmallAudioText
@@ -38,7 +42,7 @@ class TrainConfig:
     out: str
     model: str = "small"
     hard_negatives: bool = True
-    epochs: int = 20
+    epochs: int = 5
     batch_size: int = 32
     lr: float = 1e-3
     device: str = "cpu"
@@ -61,6 +65,7 @@ class TrainConfig:
 
 
 def _check(config: TrainConfig) -> None:
+    from evaluation.report import check_out
     from evaluation.runner import check_device
     from reasonaudio_metric.functional import check_count
 
@@ -75,15 +80,18 @@ def _check(config: TrainConfig) -> None:
     if config.event_weight and config.model != "small":
         raise ValueError("--event-weight: only the small model has an event head; use --event-weight 0")
     check_device(config.device)
+    check_out(config.out, config.data, "training.json", overwrite=True)   # refuses an --out inside the corpus
 
 
 def _prepare_out(out: Path, settings: dict) -> dict | None:
-    """The resume state of an earlier run of these settings in `out`, None for a fresh start. A folder that
-    holds anything else (another run's model, the user's files) is refused: nothing is overwritten."""
+    """The resume state of an earlier run of these settings in `out`, None for a fresh start (a new or empty
+    folder, or one holding only the `.resume` of a run killed before its first save). A folder that holds
+    anything else (another run's model, the user's files) is refused: nothing is overwritten."""
     state_path = out / RESUME / "state.pt"
     if state_path.is_file():
-        state = torch.load(state_path, map_location="cpu", weights_only=True)
-        if "schedule" not in state:
+        state = read_torch(state_path, f"the run in {out} cannot resume from it: choose another --out (or delete "
+                                       f"{out}) to train from the start")
+        if not (isinstance(state, dict) and "epochs_done" in state):
             raise ValueError(f"--out {out} holds a run of an earlier version of reasonaudio train, which cannot be "
                              "resumed; choose another --out")
         if state["settings"] != settings:
@@ -91,7 +99,7 @@ def _prepare_out(out: Path, settings: dict) -> dict | None:
             raise ValueError(f"--out {out} holds a run with other settings ({', '.join(changed)}); choose another "
                              "--out, or repeat that run's command to resume it")
         return state
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and any(path.name != RESUME for path in out.iterdir()):
         raise ValueError(f"--out {out} is not empty and holds no run to resume; choose a new folder (nothing was "
                          "written)")
     return None
@@ -107,10 +115,26 @@ def _write_model(model, out: Path, record: dict) -> None:
         path.replace(out / path.name)
 
 
-def _save_state(out: Path, state: dict) -> None:
-    partial = out / RESUME / "state.pt.partial"
-    torch.save(state, partial)
-    partial.replace(out / RESUME / "state.pt")
+def _write_record(out: Path, settings: dict, best: dict, history: list) -> dict:
+    """`training.json`, the run's last file: its settings, best epoch and every epoch's loss and accuracy."""
+    record = {"settings": settings, "best": best, "history": history}
+    write_json(record, out / "training.json")
+    return record
+
+
+def _divergence(config: TrainConfig, epoch: int, step: int, reason: str, best: dict, out: Path) -> ValueError:
+    """The one-line error of a step that cannot be taken: where, the likely cause, and what is kept."""
+    causes = "--lr or --event-weight" if config.event_weight else "--lr"
+    kept = (f"the best model so far (epoch {best['epoch']}) and the state after epoch {epoch - 1}" if epoch > 1
+            else "the state before the first step (no epoch finished, so no model yet)")
+    return ValueError(f"training diverged at epoch {epoch}, step {step}: {reason}; {causes} is likely too high "
+                      f"(--lr {config.lr}, --event-weight {config.event_weight}). The step was not taken: {out} keeps "
+                      f"{kept}; train again with a lower value and another --out")
+
+
+def _gradient_norm(parameters) -> torch.Tensor:
+    return torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(p.grad) for p in parameters
+                                                 if p.grad is not None]))
 
 
 def validation_accuracy(model, data, batch_size: int) -> float:
@@ -134,8 +158,8 @@ def train(config: TrainConfig) -> dict:
     _check(config)
     out, settings = Path(config.out), config.settings()
     state = _prepare_out(out, settings)
-    if state is not None and state["epoch"] + 1 >= config.epochs:   # finished: the same command changes nothing
-        return {"settings": settings, "best": state["best"], "history": state["history"]}
+    if state is not None and state["epochs_done"] >= config.epochs:   # finished: the same command only writes
+        return _write_record(out, settings, state["best"], state["history"])   # the record a kill may have cut
     texts, labels = [], []
     if state is None:
         texts = load_dataset(config.data, "queries", split=config.train_split)["text"]
@@ -150,41 +174,44 @@ def train(config: TrainConfig) -> dict:
     if config.event_weight:
         triplets = EventTargets(triplets, model.config.labels, model.config.hop)
     logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07), device=model.device))  # 1 / temperature
-    optimizer = torch.optim.AdamW([*model.parameters(), logit_scale], lr=config.lr, weight_decay=0.01)
+    parameters = [*model.parameters(), logit_scale]
+    optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=0.01)
     steps_per_epoch = min(math.ceil(len(triplets) / config.batch_size), config.max_steps or math.inf)
     total_steps = config.epochs * steps_per_epoch    # warm up over a tenth of the run, then a cosine down to zero
     schedule = get_cosine_schedule_with_warmup(optimizer, max(1, total_steps // 10), total_steps)
-    history, best, start = [], {"accuracy": -1.0, "epoch": None}, 0
+    history, best, done = [], {"accuracy": -1.0, "epoch": None}, 0
     if state is not None:
         logit_scale.data.copy_(state["logit_scale"])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
-        history, best, start = state["history"], state["best"], state["epoch"] + 1
+        history, best, done = state["history"], state["best"], state["epochs_done"]
     validation = EvalData.load(config.data, config.validation_split)
     out.mkdir(parents=True, exist_ok=True)
     (out / RESUME).mkdir(exist_ok=True)
 
-    def save_state(epoch: int) -> None:
-        _save_state(out, {"settings": settings, "epoch": epoch, "history": history, "best": best,
-                          "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                          "schedule": schedule.state_dict(),
-                          "logit_scale": logit_scale.detach().clone(), "kind": model.kind,
-                          "small_config": asdict(model.config) if model.kind == "small" else None})
+    def save_state(epochs_done: int) -> None:
+        write_torch({"settings": settings, "epochs_done": epochs_done, "history": history, "best": best,
+                     "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                     "schedule": schedule.state_dict(),
+                     "logit_scale": logit_scale.detach().clone(), "kind": model.kind,
+                     "small_config": asdict(model.config) if model.kind == "small" else None},
+                    out / RESUME / "state.pt")
 
     if state is None:   # before any step: a run killed in its first epoch resumes from here
-        save_state(-1)
-    for epoch in range(start, config.epochs):
-        torch.manual_seed(config.seed * 100_003 + epoch)
-        np.random.seed(config.seed * 100_003 + epoch)   # CLAP's feature extractor crops long clips with it
-        triplets.set_epoch(epoch)
+        save_state(0)
+    for epoch in range(done + 1, config.epochs + 1):
+        draws = config.seed * 100_003 + epoch - 1    # the epoch's randomness, from (seed, epoch)
+        torch.manual_seed(draws)
+        np.random.seed(draws)   # CLAP's feature extractor crops long clips with it
+        triplets.set_epoch(epoch - 1)
         loader = torch.utils.data.DataLoader(
             triplets, batch_size=config.batch_size, shuffle=True, num_workers=config.workers,
-            generator=torch.Generator().manual_seed(config.seed * 100_003 + epoch))
+            generator=torch.Generator().manual_seed(draws))
         model.train()
         losses = []
-        steps = tqdm(itertools.islice(loader, steps_per_epoch), desc=f"epoch {epoch + 1}/{config.epochs}",
+        steps = tqdm(itertools.islice(loader, steps_per_epoch), desc=f"epoch {epoch}/{config.epochs}",
                      unit="batch", disable=not config.progress, total=steps_per_epoch)
-        for query_texts, *batch in steps:
+        for step, (query_texts, *batch) in enumerate(steps, 1):
             clips = torch.cat(batch[:per_item])            # the positives, then the hard negatives if any
             if config.event_weight:
                 audio_steps = model.audio_steps(list(clips.numpy()))
@@ -198,8 +225,13 @@ def train(config: TrainConfig) -> dict:
             loss = info_nce(model.encode_text(list(query_texts)), audio[:positives],
                             audio[positives:] if config.hard_negatives else None,
                             1 / logit_scale.exp().clamp(max=100)) + config.event_weight * events
+            if not torch.isfinite(loss):
+                raise _divergence(config, epoch, step, f"the loss is {loss.item()}", best, out)
             optimizer.zero_grad()
             loss.backward()
+            if not torch.isfinite(_gradient_norm(parameters)):
+                raise _divergence(config, epoch, step, f"the loss ({loss.item():.4g}) has a non-finite gradient",
+                                  best, out)
             optimizer.step()
             schedule.step()
             losses.append(loss.item())
@@ -207,15 +239,13 @@ def train(config: TrainConfig) -> dict:
         accuracy = validation_accuracy(model, validation, config.batch_size)
         history.append({"epoch": epoch, "loss": sum(losses) / len(losses), "validation_accuracy": accuracy})
         if config.progress:
-            print(f"epoch {epoch + 1}/{config.epochs}: loss {history[-1]['loss']:.4f}, validation group accuracy "
+            print(f"epoch {epoch}/{config.epochs}: loss {history[-1]['loss']:.4f}, validation group accuracy "
                   f"{100 * accuracy:.1f} %")
         if accuracy > best["accuracy"]:
             best = {"accuracy": accuracy, "epoch": epoch}
             _write_model(model, out, {"settings": settings, "best": best, "history": history})
         save_state(epoch)
-    record = {"settings": settings, "best": best, "history": history}
-    (out / "training.json").write_text(json.dumps(record, indent=2) + "\n")
-    return record
+    return _write_record(out, settings, best, history)
 
 
 def _restore_model(config: TrainConfig, state: dict):
