@@ -2,21 +2,30 @@
 
 A Space `ORG/NAME` holds `NAME.py` (the evaluate module; evaluate finds it by the repository's name),
 `functional.py` (its maths, fetched by evaluate as a relative import), `README.md` (the metric card, with
-the Space's front matter), `requirements.txt` (the libraries at the versions this build was made with)
-and `app.py` (a gradio page over `evaluate.load("ORG/NAME")`: JSON similarity and queries in, the result
-out; it launches only as the Space's main script, so importing it needs no network). Afterwards
-`evaluate.load("ORG/NAME")` loads it anywhere.
+the Space's front matter: gradio `GRADIO` on this build's Python), `requirements.txt` (the libraries at
+the versions this build was made with, and gradio) and `app.py` (a gradio page over
+`evaluate.load("ORG/NAME")`: JSON similarity and queries in, the result out; it launches only as the
+Space's main script, so importing it needs no network). Afterwards `evaluate.load("ORG/NAME")` loads it
+anywhere.
+
+gradio 4.x imports `huggingface_hub.HfFolder`, which huggingface-hub 1.0 removed, and declares no upper
+bound on it: beside datasets 5 (huggingface-hub >= 1.31) its Space installs and then crashes at start.
+gradio 6.31.0 declares the range it works with, which datasets 5 falls in; a build from an environment
+outside it is refused rather than uploaded to fail.
 """
 from __future__ import annotations
 
 import re
 import shutil
+import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).parent
-REQUIREMENTS = ("evaluate", "datasets", "numpy", "pyarrow")
+REQUIREMENTS = ("evaluate", "datasets", "huggingface-hub", "numpy", "pyarrow")   # pinned to this environment's
+GRADIO = "6.31.0"                   # the Space's SDK, installed and imported with those pins in a test
+GRADIO_HUB = ">=1.16.0,<3.0"        # the huggingface-hub versions gradio 6.31.0 declares
 APP = '''"""The Space's page: paste a similarity matrix and the queries (JSON), get the metric's result.
 
 evaluate's own `launch_gradio_widget` builds inputs from the module's features only (similarity,
@@ -40,15 +49,21 @@ def score(similarity: str, queries: str, bootstrap: float = 0, metric=None) -> d
                           bootstrap=int(bootstrap))
 
 
-if __name__ == "__main__":
+def page():
+    """The gradio page (built, not launched)."""
     import gradio as gr
 
-    gr.Interface(fn=score, title="ReasonAudio metric",
-                 inputs=[gr.Textbox(label="similarity (JSON, queries x candidates)", value=EXAMPLE_SIMILARITY, lines=4),
-                         gr.Textbox(label="queries (JSON: query_id, task, candidates, positive)", value=EXAMPLE_QUERIES,
-                                    lines=4),
-                         gr.Number(label="bootstrap resamples", value=0, precision=0)],
-                 outputs=gr.JSON(label="result")).launch()
+    return gr.Interface(fn=score, title="ReasonAudio metric",
+                        inputs=[gr.Textbox(label="similarity (JSON, queries x candidates)", value=EXAMPLE_SIMILARITY,
+                                           lines=4),
+                                gr.Textbox(label="queries (JSON: query_id, task, candidates, positive)",
+                                           value=EXAMPLE_QUERIES, lines=4),
+                                gr.Number(label="bootstrap resamples", value=0, precision=0)],
+                        outputs=gr.JSON(label="result"))
+
+
+if __name__ == "__main__":
+    page().launch()
 '''
 
 def _repo_name(repo_id: str) -> str:
@@ -74,6 +89,7 @@ def build_space(repo_id: str, out: str | Path) -> Path:
                          f"evaluate.load({str(out)!r}) finds {name}.py in it")
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"--out {out} is not empty; choose a new folder (nothing was written)")
+    pins = _pins()
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(HERE / "reasonaudio_metric.py", out / f"{name}.py")
     shutil.copyfile(HERE / "functional.py", out / "functional.py")
@@ -83,11 +99,31 @@ def build_space(repo_id: str, out: str | Path) -> Path:
     card = card.replace("\n# Metric Card for ReasonAudio\n",
                         f"\n# Metric Card for ReasonAudio\n\nThis Space is `{repo_id}`, built by `reasonaudio "
                         f"publish-metric` from reasonaudio {version()}.\n")
-    (out / "README.md").write_text(card)
-    pins = [f"{package}=={metadata.version(package)}" for package in REQUIREMENTS]
+    (out / "README.md").write_text(space_card(card))
     (out / "requirements.txt").write_text(f"# the metric of reasonaudio {version()}\n" + "\n".join(pins) + "\n")
     (out / "app.py").write_text(APP.format(repo_id=repo_id))
     return out
+
+
+def _pins() -> list[str]:
+    """The Space's requirements: this environment's versions of the metric's libraries, and gradio; refused
+    when this huggingface-hub is outside the range gradio declares (the Space would not install)."""
+    from packaging.specifiers import SpecifierSet
+
+    pins = {package: metadata.version(package) for package in REQUIREMENTS}
+    if pins["huggingface-hub"] not in SpecifierSet(GRADIO_HUB):
+        raise ValueError(f"the Space runs gradio {GRADIO}, which needs huggingface-hub{GRADIO_HUB}; this environment "
+                         f"has huggingface-hub {pins['huggingface-hub']} (upgrade datasets and huggingface-hub)")
+    return [f"{package}=={pinned}" for package, pinned in pins.items()] + [f"gradio=={GRADIO}"]
+
+
+def space_card(card: str) -> str:
+    """The metric card with the Space's front matter: the gradio it runs, on the Python the pins were made on."""
+    from huggingface_hub import SpaceCard
+
+    space = SpaceCard(card)
+    space.data.sdk_version, space.data.python_version = GRADIO, f"{sys.version_info.major}.{sys.version_info.minor}"
+    return str(space)
 
 
 def publish_space(repo_id: str, folder: Path, private: bool = False) -> str:

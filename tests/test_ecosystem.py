@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 import evaluate
+import huggingface_hub
 import numpy as np
 import pytest
+import yaml
 
 from tests import toy_encoder
 from .conftest import killed_after
@@ -17,6 +19,7 @@ from evaluation.runner import evaluate_encoders
 from evaluation.systems import EvalData, open_system
 from evaluation import save_embeddings
 from reasonaudio_cli import main
+from reasonaudio_metric import space
 
 TESTS = Path(__file__).parent
 
@@ -146,13 +149,24 @@ def test_metric_space_folder_loads_offline_and_uploads_as_a_gradio_space(tmp_pat
     assert namespace["MODULE"] == "my-org/reasonaudio"
     page = namespace["score"](namespace["EXAMPLE_SIMILARITY"], namespace["EXAMPLE_QUERIES"], metric=evaluate.load(str(folder)))
     assert page["average"]["accuracy"] == 0.75
-    assert f"evaluate=={evaluate.__version__}" in (folder / "requirements.txt").read_text()
-    assert 'evaluate.load("my-org/reasonaudio")' in (folder / "README.md").read_text()
+    pins = (folder / "requirements.txt").read_text().splitlines()
+    assert f"evaluate=={evaluate.__version__}" in pins and f"gradio=={space.GRADIO}" in pins
+    assert f"huggingface-hub=={huggingface_hub.__version__}" in pins
+    card = (folder / "README.md").read_text()
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert front["sdk"] == "gradio" and front["sdk_version"] == space.GRADIO and front["app_file"] == "app.py"
+    assert front["python_version"] == f"{sys.version_info.major}.{sys.version_info.minor}"   # numpy 2.3+ needs 3.11
+    assert 'evaluate.load("my-org/reasonaudio")' in card and "# Metric Card for ReasonAudio" in card
     for repo_id, out, message in [("my-org/reasonaudio", folder, "not empty"),
                                   ("my-org/other", tmp_path / "x", "must be named 'other'"),
                                   ("reasonaudio", tmp_path / "reasonaudio2", "ORG/NAME")]:
         assert main(["publish-metric", "--repo-id", repo_id, "--out", str(out), "--dry-run"]) == 2
         assert message in capsys.readouterr().err
+    monkeypatch.setattr(space, "GRADIO_HUB", "<0.1")     # an environment whose huggingface-hub gradio cannot use
+    assert main(["publish-metric", "--repo-id", "my-org/reasonaudio", "--out", str(tmp_path / "old" / "reasonaudio"),
+                 "--dry-run"]) == 2
+    assert "needs huggingface-hub<0.1" in capsys.readouterr().err and not (tmp_path / "old").exists()
+    monkeypatch.undo()
 
     calls = []
 
@@ -164,13 +178,44 @@ def test_metric_space_folder_loads_offline_and_uploads_as_a_gradio_space(tmp_pat
         def upload_folder(self, **kwargs):
             calls.append(("upload_folder", sorted(p.name for p in Path(kwargs["folder_path"]).iterdir()), kwargs["repo_type"]))
 
-    import huggingface_hub
-
     monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
     assert main(["publish-metric", "--repo-id", "my-org/reasonaudio"]) == 0
     assert calls[0] == ("create_repo", "my-org/reasonaudio", {"repo_type": "space", "space_sdk": "gradio",
                                                               "private": False, "exist_ok": True})
     assert calls[1] == ("upload_folder", sorted(p.name for p in folder.iterdir()), "space")
+
+
+def _pypi_reachable() -> bool:
+    import urllib.request
+
+    try:
+        urllib.request.urlopen("https://pypi.org/simple/gradio/", timeout=10).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_the_space_requirements_install_together_and_its_app_starts(tmp_path):
+    """What the Space does at start: install its pins and gradio (the card's sdk_version), import gradio, build
+    the page; about a minute and 600 MB in a scratch venv. (gradio 4.44.1 beside datasets 5 installs, then
+    fails right here: `cannot import name 'HfFolder' from 'huggingface_hub'`.)"""
+    if not _pypi_reachable():
+        pytest.skip("needs PyPI (CI has it): installs the Space's requirements")
+    folder = space.build_space("my-org/reasonaudio", tmp_path / "reasonaudio")
+    front = yaml.safe_load((folder / "README.md").read_text().split("---\n")[1])
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    installed = subprocess.run([python, "-m", "pip", "install", "-q", "-r", str(folder / "requirements.txt"),
+                                f"gradio[oauth]=={front['sdk_version']}"], capture_output=True, text=True, timeout=1200)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    started = subprocess.run(
+        [python, "-c", "import sys, evaluate, app; app.page(); "
+                       "print(app.score(app.EXAMPLE_SIMILARITY, app.EXAMPLE_QUERIES, metric=evaluate.load(sys.argv[1]))"
+                       "['average']['accuracy'])", str(folder)],
+        cwd=folder, capture_output=True, text=True, timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert started.returncode == 0, started.stderr[-3000:]
+    assert started.stdout.split()[-1] == "0.75"
 
 
 def test_metric_combines_one_shot_and_incrementally():
