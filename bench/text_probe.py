@@ -78,15 +78,15 @@ def main() -> None:
     import numpy as np
     import torch
     import torch.nn.functional as F
-    from datasets import load_dataset
+    from reasonaudio_dataset.loading import load_table
 
     from reasonaudio_metric.functional import score
     from training.loss import info_nce
     from training.models.small import SmallAudioText
 
     def split(name):
-        queries = load_dataset(args.data, "queries", split=name)
-        corpus = load_dataset(args.data, "corpus", split=name).select_columns(["clip_id", "events", "duration"])
+        queries = load_table(args.data, "queries", name)
+        corpus = load_table(args.data, "corpus", name).select_columns(["clip_id", "events", "duration"])
         return queries, corpus
 
     started = time.perf_counter()

@@ -77,7 +77,7 @@ def main() -> None:
             rows[name] = run(open_system(f"trained:{root / ('small-hn' if hard else 'small')}"), test, "group",
                              progress=False)
             print(f"{name}: trained {trained:.0f} s, best validation accuracy "
-                  f"{100 * record['best']['accuracy']:.1f} % at epoch {record['best']['epoch'] + 1}")
+                  f"{100 * record['best']['accuracy']:.1f} % at epoch {record['best']['epoch']}")
         print(f"\ntest split: {len(test.queries)} queries; group accuracy (%) with 95 % bootstrap intervals\n")
         print("| system | " + " | ".join(TASKS) + " | average |")
         print("|---|" + "---|" * (len(TASKS) + 1))

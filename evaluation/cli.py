@@ -79,7 +79,48 @@ def add_commands(sub) -> dict:
                            help="replace the baselines already in --out (default: off: existing ones stop the run)")
     baselines.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
-    return {"evaluate": run_evaluate, "baselines": run_baselines}
+    compare = sub.add_parser(
+        "compare", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="a leaderboard of evaluate runs on one build, with paired intervals and p-values against a reference",
+        description="Read the results.json and per_query.parquet of each RUN_DIR (evaluate's --out folders) and\n"
+                    "print a leaderboard: each run's headline per task with bootstrap 95 % intervals, and its\n"
+                    "paired change from the reference run (one resample of queries serves both runs) with a\n"
+                    "paired randomization p-value, per task and per task x depth. Nothing is encoded again.\n"
+                    "Runs of different builds (by content digest), modes, splits or acoustic conditions are\n"
+                    "refused by name. Writes OUT/compare.{md,json,png}.",
+        epilog="example:\n  reasonaudio evaluate --data demo --model oracle --out runs/oracle\n"
+               "  reasonaudio evaluate --data demo --model bag-of-sounds --out runs/bag\n"
+               "  reasonaudio compare runs/bag runs/oracle --reference runs/bag --out runs/compare")
+    compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more --out folders of reasonaudio evaluate")
+    compare.add_argument("--reference", metavar="RUN_DIR", help="the run every other is compared with (default: the first)")
+    compare.add_argument("--out", required=True, help="folder for compare.md, compare.json, compare.png")
+    compare.add_argument("--bootstrap", type=int, default=1000,
+                         help="resamples for the intervals and the randomization test; 0: none (default: %(default)s)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
+    compare.add_argument("--overwrite", action="store_true",
+                         help="replace compare.* already in --out (default: off: existing ones stop the run)")
+
+    return {"evaluate": run_evaluate, "baselines": run_baselines, "compare": run_compare}
+
+
+COMPARE_FILES = ("compare.md", "compare.json", "compare.png")
+
+
+def run_compare(args) -> int:
+    from reasonaudio_metric.functional import check_count
+
+    from .compare import compare, markdown, plot
+    from .report import claimed_out, place_files
+
+    check_count("--bootstrap", args.bootstrap, 0)
+    with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) as out:
+        comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
+        text = markdown(comparison)
+        place_files(out, {"compare.md": lambda path: path.write_text(text),
+                          "compare.json": lambda path: path.write_text(json.dumps(comparison, indent=2) + "\n"),
+                          "compare.png": lambda path: plot(comparison, path)})
+    print(text)
+    return 0
 
 
 def quiet(args) -> None:

@@ -19,16 +19,27 @@ ReasonAudio's, both through MTEB's own mechanisms:
   in corpus mode `reasonaudio_ndcg_at_10` (MTEB's per-query nDCG@10, macro-averaged over tasks) and
   `ndcg_at_10_<task>`.
 
+MTEB caches results by model, model revision and task name, and never checks the dataset when a cached
+result covers the task's splits; so each task's name carries its build's identity
+(`ReasonAudioT2AGroupRetrieval.<16 hex of the content digest>`, or of the Hub commit) and its dataset revision
+is that identity: another build is another task, and no cached score of one build answers for another. A
+local folder's tables are read through `load_table`, converted once per content.
+
 Only the columns MTEB encodes are kept (`id`, `text`; `id`, `audio`): the ragged ReasonAudio columns
 (hard_negatives, events, ...) would break MTEB's batch collation.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from reasonaudio_metric.functional import score
+from reasonaudio_metric.functional import HARD_NEGATIVE, score
+
+from .identity import build_identity
+from .loading import load_table
 
 CITATION = r"""
 @article{reasonaudio2026,
@@ -45,12 +56,29 @@ class ReasonAudioRetrieval(AbsTaskRetrieval):
 
     mode = "group"
 
+    def load_data(self, num_proc=None, **kwargs) -> None:
+        """A local folder's tables through `load_table` (datasets' own cache would key them by the folder's name
+        and file times); a Hub repository through MTEB's loader, at the task's revision."""
+        path = self.metadata.dataset["path"]
+        if self.data_loaded or not Path(path).is_dir():
+            return super().load_data(num_proc=num_proc, **kwargs)
+        self.dataset = {"default": {}}
+        for split in self.eval_splits:
+            queries, corpus, qrels = (load_table(path, table, split) for table in ("queries", "corpus", "qrels"))
+            relevant: dict[str, dict[str, int]] = {}
+            for query, clip, grade in zip(qrels["query-id"], qrels["corpus-id"], qrels["score"]):
+                relevant.setdefault(query, {})[clip] = int(grade)
+            self.dataset["default"][split] = {"queries": queries, "corpus": corpus, "relevant_docs": relevant,
+                                              "top_ranked": None}
+        self.dataset_transform(num_proc=num_proc)
+        self.data_loaded = True
+
     def dataset_transform(self, num_proc=None, **kwargs) -> None:
         self._queries = {}
         for subset, splits in self.dataset.items():
             for split, data in splits.items():
                 queries = data["queries"]
-                table = queries.select_columns([c for c in ("id", "task", "candidates", "positive")
+                table = queries.select_columns([c for c in ("id", "task", "candidates", "positive", "hard_negatives")
                                                 if c in queries.column_names]).to_dict()
                 table["query_id"] = table.pop("id")
                 self._queries[subset, split] = table
@@ -76,6 +104,8 @@ class ReasonAudioRetrieval(AbsTaskRetrieval):
                                for q, group in zip(ids, queries["candidates"])])
             found = score(_finite(matrix), queries, bootstrap=0)
             return {"group_accuracy": found["average"]["accuracy"], "group_mrr": found["average"]["mrr"],
+                    **({"group_hard_negative_pairwise": found["average"][HARD_NEGATIVE]}
+                       if HARD_NEGATIVE in found["average"] else {}),
                     **{f"group_accuracy_{task}": found[task]["accuracy"] for task in found["num_queries"]}}
         per_task: dict[str, list[float]] = {}
         for query, task in zip(ids, queries["task"]):
@@ -94,20 +124,28 @@ def _finite(matrix: np.ndarray) -> np.ndarray:
 def reasonaudio_task(path: str, revision: str = "main", split: str = "test", mode: str = "group") -> AbsTaskRetrieval:
     """An MTEB task over one split of a ReasonAudio folder or Hub repository. `mode`: `group` (each query ranks
     its own candidates; main score group_accuracy, the benchmark's headline) or `corpus` (the whole corpus
-    without the query's excluded clips; main score ndcg_at_10).
-
-    MTEB caches results by model name and revision and task name, not by dataset: when you score another
-    build under the same task name, pass `mteb.evaluate(..., cache=None)` (or overwrite_strategy="always")."""
+    without the query's excluded clips; main score ndcg_at_10). The task's name and dataset revision carry
+    the build's identity (see the module docstring), so MTEB's result cache is safe across builds."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {sorted(MODES)}, got {mode!r}")
+    if Path(path).is_dir():
+        identity = build_identity(path, split)["content"]
+    else:
+        from .identity import hub_revision
+
+        identity = revision if len(revision) == 40 else hub_revision(path, revision)
+        if identity is None:
+            raise ValueError(f"cannot resolve revision {revision!r} of the Hub dataset {path} (offline or unknown); "
+                             "pass the commit hash as revision=")
+        revision = identity
 
     class Task(ReasonAudioRetrieval):
         metadata = TaskMetadata(
-            name=f"ReasonAudioT2A{mode.capitalize()}Retrieval",
+            name=f"ReasonAudioT2A{mode.capitalize()}Retrieval.{identity[:16]}",
             description="Reasoning-intensive text-to-audio retrieval: negation, order, overlap, duration and "
                         f"their mix, over synthesized clips with exact qrels ({mode} protocol).",
             reference="https://arxiv.org/abs/2605.03361",
-            dataset={"path": path, "revision": revision},
+            dataset={"path": path, "revision": revision if not Path(path).is_dir() else f"content-{identity[:16]}"},
             type="Any2AnyRetrieval",
             category="t2a",
             modalities=["text", "audio"],

@@ -463,13 +463,14 @@ def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.nda
                   for metric in values}
     if any(d.shape != tasks.shape for d in difference.values()):
         raise ValueError("values, baseline and tasks must give one entry per query, the same queries in the same order")
-    out = {"difference": _by_task(difference, tasks)}
+    out = {"difference": task_means(difference, tasks)}
     if resamples:
         out["intervals"] = bootstrap_intervals(difference, tasks, resamples, seed, confidence)
     return out
 
 
-def _by_task(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
+def task_means(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
+    """Each metric's mean per task (or any per-query label), and their macro average as "average"."""
     names = task_names(tasks)
     out = {t: {m: float(v[tasks == t].mean()) for m, v in values.items()} for t in names}
     out["average"] = {m: float(np.mean([out[t][m] for t in names])) for m in values}
@@ -513,7 +514,7 @@ def _breakdown(values: dict[str, np.ndarray], random: dict[str, np.ndarray], cel
                by: tuple[str, ...], bootstrap: int, seed: int, confidence: float) -> dict:
     """{"by": columns, "cells": {key: {"where": {column: value}, "num_queries": n, metric: value, ...,
     "random": {metric: value}, "intervals": {metric: (low, high)}}}}: one self-contained record per cell."""
-    scores, chance = _by_task(values, cell), _by_task(random, cell)
+    scores, chance = task_means(values, cell), task_means(random, cell)
     intervals = bootstrap_intervals(values, cell, bootstrap, seed, confidence) if bootstrap else {}
     out = {}
     for key, where in cells.items():
@@ -662,8 +663,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     values = evaluate_matrix(similarity)
     if HARD_NEGATIVE in values:
         random = {**random, HARD_NEGATIVE: np.full(len(query_ids), 0.5)}
-    result = _by_task(values, tasks)
-    result["random"] = _by_task(random, tasks)
+    result = task_means(values, tasks)
+    result["random"] = task_means(random, tasks)
     result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}
     if bootstrap:
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)

@@ -80,7 +80,7 @@ def _check(config: TrainConfig) -> None:
     if config.event_weight and config.model != "small":
         raise ValueError("--event-weight: only the small model has an event head; use --event-weight 0")
     check_device(config.device)
-    check_out(config.out, config.data, "training.json", overwrite=True)   # refuses an --out inside the corpus
+    check_out(config.out, config.data, ("training.json",), overwrite=True)   # refuses an --out inside the corpus
 
 
 def _prepare_out(out: Path, settings: dict) -> dict | None:
@@ -149,10 +149,10 @@ def validation_accuracy(model, data, batch_size: int) -> float:
 
 def train(config: TrainConfig) -> dict:
     """Train, validate every epoch, keep the best; returns the record written beside the best model."""
-    from datasets import load_dataset
     from transformers import get_cosine_schedule_with_warmup
 
     from evaluation.systems import EvalData
+    from reasonaudio_dataset.loading import load_table
     from reasonaudio_dataset.training import ContrastiveTriplets
 
     _check(config)
@@ -162,9 +162,9 @@ def train(config: TrainConfig) -> dict:
         return _write_record(out, settings, state["best"], state["history"])   # the record a kill may have cut
     texts, labels = [], []
     if state is None:
-        texts = load_dataset(config.data, "queries", split=config.train_split)["text"]
+        texts = load_table(config.data, "queries", config.train_split)["text"]
         if config.event_weight:
-            events = load_dataset(config.data, "corpus", split=config.train_split).select_columns(["events"])
+            events = load_table(config.data, "corpus", config.train_split).select_columns(["events"])
             labels = sorted({event["label"] for row in events["events"] for event in row})
     torch.manual_seed(config.seed)
     model = create(config.model, texts, labels, config.device) if state is None else _restore_model(config, state)

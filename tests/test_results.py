@@ -1,0 +1,289 @@
+"""Results you can trust and compare: no cache serves content that is no longer there, a run records what it
+scored, `reasonaudio compare`, the hard-negative metric, and result sets that are written whole."""
+import io
+import itertools
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import soundfile
+import torch
+
+from tests import toy_encoder
+from evaluation import encoding, report
+from evaluation.report import claimed_out
+from generation.pipeline import generate
+from reasonaudio_cli import main
+from reasonaudio_dataset.identity import build_identity
+from reasonaudio_dataset.loading import load_table
+from reasonaudio_metric.functional import HARD_NEGATIVE, hard_negative_scores, score
+
+from .conftest import small_config
+
+MODEL = "python:tests.toy_encoder:build?sampling_rate=16000"
+real_encoder = {"text": toy_encoder.ToyEncoder.encode_text, "audio": toy_encoder.ToyEncoder.encode_audio}
+
+
+@pytest.fixture
+def build(small_corpus, tmp_path) -> Path:
+    """A private copy of the session's small corpus, free to edit."""
+    return Path(shutil.copytree(small_corpus, tmp_path / "build"))
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many texts and clips the toy encoder is asked to encode; chunks of 16 so that edits stay local."""
+    monkeypatch.setattr(encoding, "CHUNK", 16)
+    calls = {"text": 0, "audio": 0}
+    real_text, real_audio = toy_encoder.ToyEncoder.encode_text, toy_encoder.ToyEncoder.encode_audio
+
+    def text(self, texts):
+        calls["text"] += len(texts)
+        return real_text(self, texts)
+
+    def audio(self, arrays):
+        calls["audio"] += len(arrays)
+        return real_audio(self, arrays)
+
+    monkeypatch.setattr(toy_encoder.ToyEncoder, "encode_text", text)
+    monkeypatch.setattr(toy_encoder.ToyEncoder, "encode_audio", audio)
+    return calls
+
+
+def evaluate(folder, out, cache, *extra) -> dict:
+    assert main(["evaluate", "--data", str(folder), "--model", MODEL, "--out", str(out), "--cache", str(cache),
+                 "--bootstrap", "0", "--batch-size", "16", "--quiet", *extra]) == 0
+    return json.loads((Path(out) / "results.json").read_text())
+
+
+def files(folder: Path, table: str) -> list[Path]:
+    return sorted((folder / table).glob("test-*.parquet"))
+
+
+def independent_scores(folder: Path) -> np.ndarray:
+    """The toy encoder's cosine score of every query's candidates computed from the Parquet bytes alone
+    (pyarrow, soundfile): no datasets cache, no embedding cache, nothing of the toolkit's loading."""
+    queries = pa.concat_tables([pq.read_table(f) for f in files(folder, "queries")]).to_pydict()
+    corpus = pa.concat_tables([pq.read_table(f, columns=["clip_id", "audio"]) for f in files(folder, "corpus")])
+    audio = {clip: cell["bytes"] for clip, cell in zip(corpus["clip_id"].to_pylist(), corpus["audio"].to_pylist())}
+    toy = toy_encoder.ToyEncoder(16000)
+
+    def unit(vectors):
+        vectors = np.asarray(vectors, dtype=np.float64)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    texts = unit(real_encoder["text"](toy, queries["text"]))
+    return np.array([unit(real_encoder["audio"](toy, [soundfile.read(io.BytesIO(audio[c]), dtype="float32")[0]
+                                                       for c in group])) @ text
+                     for text, group in zip(texts, queries["candidates"])])
+
+
+def scored(out: Path) -> np.ndarray:
+    return np.array(pq.read_table(out / "per_query.parquet").column("scores").to_pylist())
+
+
+def rewrite(path: Path, column: str, change) -> None:
+    """Rewrite one column of a Parquet file in place, its schema (and datasets' features) kept."""
+    table = pq.read_table(path)
+    values = change(table.column(column).to_pylist())
+    pq.write_table(table.set_column(table.column_names.index(column), column,
+                                    pa.array(values, type=table.schema.field(column).type)), path)
+
+
+def test_an_edited_query_text_is_read_and_scored_afresh_encoding_only_its_chunk(build, tmp_path, counted):
+    first = evaluate(build, tmp_path / "a", tmp_path / "cache")
+    assert counted["text"] > 16 and counted["audio"] > 0
+    counted.update(text=0, audio=0)
+    rewrite(files(build, "queries")[0], "text", lambda texts: ["a dog barking, then silence"] + texts[1:])
+    assert load_table(str(build), "queries", "test")[0]["text"] == "a dog barking, then silence"
+    second = evaluate(build, tmp_path / "b", tmp_path / "cache")
+    assert counted == {"text": 16, "audio": 0}                      # one chunk of texts, no clip
+    np.testing.assert_allclose(scored(tmp_path / "b"), independent_scores(build), atol=1e-5)
+    assert not np.allclose(scored(tmp_path / "a")[0], scored(tmp_path / "b")[0])
+    assert second["build"]["content"] != first["build"]["content"]
+
+
+def test_swapped_audio_is_scored_afresh_encoding_only_the_chunks_it_touches(build, tmp_path, counted):
+    evaluate(build, tmp_path / "a", tmp_path / "cache")
+    counted.update(text=0, audio=0)
+
+    def swap(cells):
+        cells[0], cells[40] = cells[40], cells[0]
+        return cells
+
+    rewrite(files(build, "corpus")[0], "audio", swap)
+    evaluate(build, tmp_path / "b", tmp_path / "cache")
+    assert counted == {"text": 0, "audio": 32}                      # the two chunks holding clips 0 and 40
+    np.testing.assert_allclose(scored(tmp_path / "b"), independent_scores(build), atol=1e-5)
+    assert not np.allclose(scored(tmp_path / "a"), scored(tmp_path / "b"))
+
+
+def test_an_unchanged_rerun_and_a_copied_or_renamed_folder_hit_every_cache(build, tmp_path, counted, monkeypatch):
+    first = evaluate(build, tmp_path / "a", tmp_path / "cache")
+    tables = Path(os.environ["HF_DATASETS_CACHE"]) / "reasonaudio"
+    converted = sorted(tables.iterdir())
+    counted.update(text=0, audio=0)
+    again = evaluate(build, tmp_path / "b", tmp_path / "cache")
+    assert counted == {"text": 0, "audio": 0} and sorted(tables.iterdir()) == converted
+    copy = Path(shutil.copytree(build, tmp_path / "renamed"))
+    moved = evaluate(copy, tmp_path / "c", tmp_path / "cache")
+    assert counted == {"text": 0, "audio": 0}                       # same content: nothing encoded again
+    assert first["metrics"] == again["metrics"] == moved["metrics"]
+    assert moved["build"]["id"] == first["build"]["id"]
+    rewrite(files(copy, "queries")[0], "text", lambda texts: [t.upper() for t in texts])
+    assert load_table(str(copy), "queries", "test")[0]["text"].isupper()
+    assert not load_table(str(build), "queries", "test")[0]["text"].isupper()   # the original keeps its own
+
+
+def test_a_build_regenerated_with_another_seed_in_the_same_folder_is_scored_afresh(tmp_path, counted):
+    folder = tmp_path / "same-name"
+    generate(small_config(folder, queries_per_task=3))
+    first = evaluate(folder, tmp_path / "a", tmp_path / "cache")
+    shutil.rmtree(folder)
+    generate(small_config(folder, queries_per_task=3, seed=11))
+    second = evaluate(folder, tmp_path / "b", tmp_path / "cache")
+    assert second["build"]["id"] != first["build"]["id"]
+    np.testing.assert_allclose(scored(tmp_path / "b"), independent_scores(folder), atol=1e-5)
+
+
+def test_mteb_scores_a_second_build_afresh_with_its_result_cache_on(small_corpus, tmp_path):
+    mteb = pytest.importorskip("mteb")
+    from evaluation.mteb_model import MtebEncoder
+    from evaluation.runner import evaluate_encoders
+    from evaluation.systems.python_model import build as python_build
+    from reasonaudio_dataset.mteb_task import reasonaudio_task
+
+    other = tmp_path / "other"
+    generate(small_config(other, seed=9))
+    model = MtebEncoder(python_build("tests.toy_encoder:build"))
+    toy = toy_encoder.build()
+    for folder in (small_corpus, other, small_corpus):      # the default result cache stays on throughout
+        found = mteb.evaluate(model, tasks=[reasonaudio_task(str(folder))]).task_results[0].scores["test"][0]
+        ours = evaluate_encoders(str(folder), toy.encode_text, toy.encode_audio, 16000, bootstrap=0, progress=False)
+        assert found["group_accuracy"] == pytest.approx(ours["average"]["accuracy"], abs=1e-6)   # cached: 6 digits
+        assert found["group_hard_negative_pairwise"] == pytest.approx(ours["average"][HARD_NEGATIVE], abs=1e-6)
+    assert reasonaudio_task(str(small_corpus)).metadata.name != reasonaudio_task(str(other)).metadata.name
+
+
+def test_a_run_records_the_build_the_full_spec_and_every_query(build, tmp_path):
+    record = evaluate(build, tmp_path / "run", tmp_path / "cache")
+    assert record["spec"] == MODEL and record["model"] == "python:tests.toy_encoder:build"
+    assert record["build"] == build_identity(str(build)) and record["build"]["fingerprint"]
+    assert record["cache"]["key"].endswith("#toy-16000") and record["device"]["name"] == "cpu"
+    assert record["files"] == ["results.json", "results.md", "results.png", "per_query.parquet"]
+    rows = pq.read_table(tmp_path / "run" / "per_query.parquet").to_pydict()
+    queries = load_table(str(build), "queries", "test")
+    assert rows["query_id"] == queries["query_id"] and rows["task"] == queries["task"]
+    for accuracy, rank, scores, candidates, positive in zip(rows["accuracy"], rows["positive_rank"], rows["scores"],
+                                                            rows["candidates"], rows["positive"]):
+        assert (rank == 1) == (accuracy == 1) and len(scores) == len(candidates)
+        assert rank == 1 + sum(s > scores[candidates.index(positive)] for s in scores)
+    means = {task: np.mean([a for a, t in zip(rows["accuracy"], rows["task"]) if t == task]) for task in set(rows["task"])}
+    assert all(record["metrics"][task]["accuracy"] == pytest.approx(value) for task, value in means.items())
+
+
+def test_compare_ranks_three_runs_with_paired_intervals_and_refuses_another_build(build, tmp_path, capsys):
+    for model in ("oracle", "random", "bag-of-sounds"):
+        assert main(["evaluate", "--data", str(build), "--model", model, "--out", str(tmp_path / model),
+                     "--bootstrap", "200", "--quiet"]) == 0
+    capsys.readouterr()
+    runs = [str(tmp_path / name) for name in ("random", "oracle", "bag-of-sounds")]
+    assert main(["compare", *runs, "--out", str(tmp_path / "cmp"), "--bootstrap", "200"]) == 0
+    printed = capsys.readouterr().out
+    assert "| 1 | oracle | oracle | 100.0 [100.0, 100.0]" in printed and "vs random" in printed
+    comparison = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert [e["name"] for e in comparison["runs"]] == ["oracle", "bag-of-sounds", "random"]
+    oracle, random = comparison["runs"][0], comparison["runs"][2]
+    change = oracle["versus_reference"]
+    assert change["difference"]["average"]["accuracy"] == pytest.approx(
+        oracle["scores"]["average"]["accuracy"] - random["scores"]["average"]["accuracy"])
+    low, high = change["intervals"]["average"]["accuracy"]
+    assert 0 < low <= change["difference"]["average"]["accuracy"] <= high and change["p_values"]["average"]["accuracy"] < 0.05
+    assert "order/depth=1" in oracle["cells_versus_reference"] and (tmp_path / "cmp" / "compare.png").is_file()
+
+    other = tmp_path / "other-build"
+    generate(small_config(other, queries_per_task=3, seed=8))
+    assert main(["evaluate", "--data", str(other), "--model", "oracle", "--out", str(tmp_path / "elsewhere"),
+                 "--bootstrap", "0", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["compare", runs[0], str(tmp_path / "elsewhere"), "--out", str(tmp_path / "cmp2")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "elsewhere" in error and "same build" in error and len(error.splitlines()) == 1
+    assert not (tmp_path / "cmp2").exists()
+
+
+def _reference_pairwise(row, positive, negatives):
+    """The share of hard negatives ranked below the positive, averaged over every tie-breaking order."""
+    wins = []
+    for order in itertools.permutations(range(len(row))):
+        place = {column: (-row[column], order[column]) for column in range(len(row))}
+        wins.append(np.mean([place[positive] < place[n] for n in negatives]))
+    return np.mean(wins)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_hard_negative_pairwise_counts_ties_exactly(backend):
+    rng = np.random.default_rng(3)
+    matrix = rng.integers(0, 3, size=(40, 5)).astype(np.float32)      # many ties
+    positive = rng.integers(0, 5, size=40)
+    negatives = [list(rng.choice([c for c in range(5) if c != p], size=rng.integers(1, 4), replace=False))
+                 for p in positive]
+    expected = [_reference_pairwise(row, p, n) for row, p, n in zip(matrix, positive, negatives)]
+    given = torch.as_tensor(matrix) if backend == "torch" else matrix
+    np.testing.assert_allclose(hard_negative_scores(given, positive, negatives), expected, atol=1e-12)
+    queries = {"query_id": [f"q{i}" for i in range(40)], "task": ["order"] * 40,
+               "candidates": [[f"c{i}-{j}" for j in range(5)] for i in range(40)],
+               "positive": [f"c{i}-{p}" for i, p in enumerate(positive)],
+               "hard_negatives": [[f"c{i}-{j}" for j in n] for i, n in enumerate(negatives)]}
+    result = score(given, queries, bootstrap=0)
+    assert result["order"][HARD_NEGATIVE] == pytest.approx(np.mean(expected))
+    assert score(np.zeros((40, 5)), queries, bootstrap=0)["average"][HARD_NEGATIVE] == 0.5   # constant: random
+    assert result["random"]["order"][HARD_NEGATIVE] == 0.5
+    queries["hard_negatives"][0] = ["nowhere"]
+    with pytest.raises(ValueError, match="'nowhere' is not among its candidates"):
+        score(given, queries, bootstrap=0)
+
+
+def test_a_killed_evaluate_reruns_cleanly_and_a_users_own_results_md_survives(build, tmp_path, monkeypatch, capsys):
+    command = ["evaluate", "--data", str(build), "--model", "oracle", "--bootstrap", "0", "--quiet"]
+    out = tmp_path / "run"
+    real, moves = os.replace, []
+
+    def dies_after_one_move(source, target):     # killed between placing the first result file and the next
+        if Path(target).parent == out:
+            moves.append(target)
+            if len(moves) > 1:
+                raise KeyboardInterrupt("killed")
+        real(source, target)
+
+    monkeypatch.setattr(report.os, "replace", dies_after_one_move)
+    with pytest.raises(KeyboardInterrupt):
+        main(command + ["--out", str(out)])
+    monkeypatch.undo()
+    assert not (out / "results.json").exists() and len([p for p in out.iterdir() if not p.name.startswith(".")]) == 1
+    assert main(command + ["--out", str(out)]) == 0                  # its own half-placed files are no obstacle
+    assert sorted(p.name for p in out.iterdir()) == sorted(report.RESULT_FILES)   # no staging, journal or lock left
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "results.md").write_text("my notes\n")
+    capsys.readouterr()
+    assert main(command + ["--out", str(mine)]) == 2
+    assert "results.md already exists" in capsys.readouterr().err
+    assert (mine / "results.md").read_text() == "my notes\n" and sorted(os.listdir(mine)) == ["results.md"]
+    assert main(command + ["--out", str(mine), "--overwrite"]) == 0 and (mine / "results.json").is_file()
+
+
+def test_two_runs_cannot_both_claim_one_out_and_odd_outs_are_refused(build, tmp_path, capsys):
+    command = ["evaluate", "--data", str(build), "--model", "oracle", "--bootstrap", "0", "--quiet"]
+    with claimed_out(tmp_path / "busy", str(build), report.RESULT_FILES, False):
+        assert main(command + ["--out", str(tmp_path / "busy")]) == 2
+        assert "being written by another run" in capsys.readouterr().err
+    assert main(command + ["--out", "/"]) == 2 and "filesystem root" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(build), "--model", "nonsense", "--out", str(tmp_path / "new")]) == 2
+    assert not (tmp_path / "new").exists()                          # a failed run leaves no folder behind
