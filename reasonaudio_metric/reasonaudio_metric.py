@@ -24,7 +24,9 @@ _CITATION = """\
 _DESCRIPTION = """\
 Scores a text-to-audio retrieval model on ReasonAudio from its query-by-clip similarity matrix.
 Group mode (the headline): for each query, is its positive ranked first among its own candidates
-(accuracy) and the reciprocal rank (mrr), per task and macro-averaged over tasks. Corpus mode: every
+(accuracy) and the reciprocal rank (mrr), per task and macro-averaged over tasks; when the queries list
+their hard negatives, hard_negative_pairwise: the share of its own minimal-pair hard negatives that the
+positive outscores (random 0.5), in both modes. Corpus mode: every
 query ranks the whole corpus against exact qrels (ndcg@10, recall@1/5/10, hit@10, mrr, map@100),
 excluded (ambiguous) pairs dropped before ranking. Ties count by their exact expectation under random
 tie-breaking, so constant scores give exactly the random baseline.
@@ -36,7 +38,8 @@ Args:
         (bool, integers, float16/bfloat16 to float64; float64 is compared in float64). Group mode: row i
         scores queries["candidates"][i] in order. Corpus mode: column j is clip corpus_ids[j].
     queries: the `queries` config (datasets.Dataset or dict of lists): query_id, task, and in group
-        mode candidates and positive.
+        mode candidates and positive; with hard_negatives (and positive) the pairwise hard-negative score
+        is added (group mode: each one among the query's candidates; corpus mode: a corpus id).
     corpus_ids: corpus mode only, the clip id of each column.
     qrels: corpus mode only, the `qrels` config: query_id, clip_id, score (1 relevant, -1 excluded).
     baseline_similarity: a second system's matrix, same shape: adds paired randomization p-values.
