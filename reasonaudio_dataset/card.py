@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,7 +17,9 @@ from .schema import CONFIGS, SPLITS, data_pattern, features
 TEMPLATE = Path(__file__).with_name("card_template.md")
 RECORDS = ".reasonaudio"
 CARD_RECORD = "card.json"     # the hash of the card last written, and the repository it names
-TASK_CATEGORIES = ["other", "text-to-audio"]   # as MTEB's cards declare a t2a Any2AnyRetrieval task (tested)
+# As MTEB writes the card of a t2a Any2AnyRetrieval task (tested), and as its own audio retrieval datasets on
+# the Hub declare (mteb/audiocaps_t2a, mteb/SoundDescsA2TRetrieval): the Hub has no audio retrieval category.
+TASK_CATEGORIES = ["other", "text-to-audio"]
 DEFAULT_CONFIG = "queries"    # what load_dataset(DIR) with no config and the viewer's first tab show
 LICENSE_IDS = {"CC0-1.0": "cc0-1.0", "CC-BY-NC-3.0": "cc-by-nc-3.0", "CC-BY-4.0": "cc-by-4.0"}
 
@@ -77,15 +80,40 @@ def _config_info(out: Path, config: str, splits) -> DatasetInfo:
                        dataset_size=size, size_in_bytes=download + size)
 
 
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")     # NAME or ORG/NAME: a path has more
+PUBLIC_NAMES = {"esc50": "<ESC-50 folder>", "fsd50k": "<FSD50K folder>", "hf": "<local dataset>",
+                "folder": "<local folder>", "csv": "<local manifest>"}
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~-])(?:[A-Za-z]:[\\/]|~[\\/]|/)(?:[^\s'\"\\/]+[\\/])+([^\s'\"\\/]+)")
+
+
+def _hub_id(kind: str, location: str) -> str | None:
+    return location if kind == "hf" and HUB_ID.fullmatch(location) else None
+
+
+def public_source(source: str) -> str:
+    """A --source as the card shows it: its kind, the repository of a Hub dataset, the public name of what
+    else it reads and its options; never a local path (`esc50:/home/me/ESC-50?as_split=train` reads
+    `esc50:<ESC-50 folder>?as_split=train`)."""
+    kind, _, rest = source.partition(":")
+    location, mark, options = rest.partition("?")
+    if kind != "synthetic":
+        location = _hub_id(kind, location) or PUBLIC_NAMES.get(kind, "<local source>")
+    return f"{kind}:{location}{mark}{options}"
+
+
+def without_paths(text: str) -> str:
+    """`text` with each absolute path cut to its file name (a skipped file's message names where it lay)."""
+    return ABSOLUTE_PATH.sub(r"\1", text)
+
+
 def _source_dataset(source: str) -> str:
     """The Hub's source_datasets value of a --source: `original` for the built-in synthetic bank, else
     `extended|<what it draws on>` (esc50, fsd50k, a Hub repository, or the user's own files)."""
-    kind, _, location = source.partition(":")
+    kind, _, rest = source.partition(":")
     if kind == "synthetic":
         return "original"
-    if kind == "hf":
-        return f"extended|{location.partition('?')[0]}"
-    return f"extended|{kind if kind in ('esc50', 'fsd50k') else 'other'}"
+    public = kind if kind in ("esc50", "fsd50k") else _hub_id(kind, rest.partition("?")[0])
+    return f"extended|{public or 'other'}"
 
 
 def _size_category(clips: int) -> str:
@@ -128,8 +156,11 @@ def _split_section(split: str, record: dict) -> str:
     rows = "\n".join(f"| {task} | {n} |" for task, n in counts["queries_per_task"].items())
     examples = "\n".join(f"* **{task}** — query: “{ex['query']}” — its positive: {ex['positive_caption']}"
                          for task, ex in record["examples"].items())
-    skipped = "\n".join(f"  * `{s['origin']}`: {s['reason']}" for s in record["skipped_sources"]) or "  * none"
-    parameters = ", ".join(f"`{k}={v}`" for k, v in params.items() if k not in ("tasks", "acoustics"))
+    skipped = "\n".join(f"  * `{without_paths(s['origin'])}`: {without_paths(s['reason'])}"
+                        for s in record["skipped_sources"]) or "  * none"
+    shown = {**params, "source": public_source(params["source"])}
+    local = "" if shown["source"] == params["source"] else " (with your copy of the source in place of the `<...>`)"
+    parameters = ", ".join(f"`{k}={v}`" for k, v in shown.items() if k not in ("tasks", "acoustics"))
     descriptions = {spec["name"]: spec["description"] for spec in params.get("acoustics", [])}
     acoustics = "\n".join(f"| `{config}` | {name} | {descriptions.get(name) or 'the rendered mix as it is'} |"
                            for config, name in record.get("acoustics", {"corpus": "clean"}).items())
@@ -137,7 +168,7 @@ def _split_section(split: str, record: dict) -> str:
                        for c in counts.get("shapes", []))
     return (f"### Split `{split}`\n\n{counts['queries']} queries, {counts['clips']} clips "
             f"({params['candidates']} candidates per query), {counts['atomic_sounds']} atomic sounds of "
-            f"{counts['classes']} classes from `{params['source']}`; {params['clip_seconds']} s clips at "
+            f"{counts['classes']} classes from `{shown['source']}`; {params['clip_seconds']} s clips at "
             f"{params['sample_rate']} Hz; seed {params['seed']}. Random group accuracy: "
             f"{100 / params['candidates']:.1f} %.\n\n| task | queries |\n|---|---|\n{rows}\n\n"
             f"Query shapes (depth: atoms per query; sounds: classes it names), drawn evenly within each task, with "
@@ -147,7 +178,7 @@ def _split_section(split: str, record: dict) -> str:
             f"candidate group gets the same draw):\n\n| config | condition | what it does |\n|---|---|---|\n{acoustics}\n\n"
             f"Examples:\n\n{examples}\n\nSources skipped as unreadable or unusable:\n{skipped}\n\n"
             f"Licences of the sounds: {'; '.join(record['licenses'])}\n\n{_attributions(record)}Generated with {parameters} "
-            f"(fingerprint `{record['fingerprint']}`); `reasonaudio generate` with these reproduces it.\n")
+            f"(fingerprint `{record['fingerprint']}`); `reasonaudio generate` with these reproduces it{local}.\n")
 
 
 def _attributions(record: dict) -> str:

@@ -19,7 +19,7 @@ from reasonaudio_dataset import decode_audio, load_reasonaudio
 from reasonaudio_dataset.loading import _torchcodec_usable
 from reasonaudio_dataset.schema import CONFIGS
 
-from .conftest import small_config
+from .conftest import small_config, write_tone
 
 
 @pytest.fixture(scope="module")
@@ -245,6 +245,41 @@ def test_publish_uploads_the_folder_that_loads(two_splits, tmp_path, monkeypatch
     for config in CONFIGS:
         assert datasets.load_dataset(str(sent), config, split="train").num_rows > 0
     assert validate(sent) == []
+
+
+def test_a_published_card_names_its_repository_and_no_local_path(tmp_path):
+    root = tmp_path / "my-own-disk" / "sounds"
+    for label in ("tone_a", "tone_b", "tone_c", "tone_d", "tone_e", "tone_f"):
+        for i in range(3):
+            write_tone(root / label / f"{i}.wav", seconds=1.0 + i * 0.3, freq=200 + 90 * len(label) * (i + 1))
+    (root / "tone_a" / "broken.wav").write_bytes(b"not audio")     # soundfile's message names its full path
+    out = tmp_path / "out"
+    generate(small_config(out, source=f"folder:{root}?as_split=test", skip_bad_sources=True, atomic_sounds=100,
+                          tasks=("negation", "order")))
+    with mock.patch("huggingface_hub.HfApi.create_repo"), mock.patch("huggingface_hub.HfApi.upload_folder"):
+        publish(out, "org/reasonaudio")
+    card = (out / "README.md").read_text()
+    assert 'load_dataset("org/reasonaudio", "queries"' in card and "PATH_OR_REPO_ID" not in card
+    assert str(tmp_path) not in card and "my-own-disk" not in card
+    assert "from `folder:<local folder>?as_split=test`" in card and "`folder:tone_a/broken.wav`: unreadable" in card
+    assert card_yaml(out)["source_datasets"] == ["extended|other"]
+    assert validate(out) == []
+
+
+@pytest.mark.parametrize("source, shown, hub", [
+    ("synthetic:?variants=30", "synthetic:?variants=30", "original"),
+    ("esc50:/home/me/ESC-50?as_split=train", "esc50:<ESC-50 folder>?as_split=train", "extended|esc50"),
+    ("fsd50k:~/data/FSD50K", "fsd50k:<FSD50K folder>", "extended|fsd50k"),
+    ("hf:org/sounds?label=category", "hf:org/sounds?label=category", "extended|org/sounds"),
+    ("hf:/data/sounds", "hf:<local dataset>", "extended|other"),
+    ("csv:C:\\me\\sounds.csv?license=CC0-1.0", "csv:<local manifest>?license=CC0-1.0", "extended|other"),
+])
+def test_card_names_sources_by_kind_and_public_name(source, shown, hub):
+    from reasonaudio_dataset.card import _source_dataset, public_source, without_paths
+
+    assert public_source(source) == shown and _source_dataset(source) == hub
+    assert without_paths("unreadable: Error opening '/home/me/s/dog/1.wav': bad") == "unreadable: Error opening '1.wav': bad"
+    assert without_paths("folder:dog/1.wav, 10/20 s") == "folder:dog/1.wav, 10/20 s"
 
 
 def test_publish_refuses_a_folder_that_fails_validation(tmp_path, small_corpus):
