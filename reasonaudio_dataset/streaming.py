@@ -62,10 +62,12 @@ def stream_reasonaudio(path_or_repo: str, task: str | None = None, split: str = 
     decoded as `load_reasonaudio` decodes it (the same arrays) while it is read. Feed a table to a
     DataLoader with `collate_fn=collate_reasonaudio`; each worker reads its own corpus files."""
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
-    queries = split_queries(path_or_repo, split, task)
+    if Path(path_or_repo).exists():
+        _check_folder(Path(path_or_repo), split)
     corpus = streamed_corpus(path_or_repo, split, acoustics)
     streamed, qrels = stream_table(path_or_repo, "queries", split), stream_table(path_or_repo, "qrels", split)
-    if task is not None:
+    if task is not None:    # what the task keeps, from the (small) queries table read whole
+        queries = split_queries(path_or_repo, split, task)
         kept_queries = set(queries["query_id"])
         kept_clips = {clip for candidates in queries["candidates"] for clip in candidates}
         streamed = streamed.filter(lambda q: q in kept_queries, input_columns="query_id")

@@ -38,7 +38,7 @@ def test_raw_streamed_tables_batch_with_the_collate_function(small_corpus):
     assert all(batch["audio"]["array"][i, lengths[i]:].abs().sum() == 0 for i in range(8))
 
 
-def test_stream_reasonaudio_gives_load_reasonaudio_rows_across_two_workers(small_corpus):
+def test_stream_reasonaudio_gives_load_reasonaudio_rows_across_two_workers(small_corpus, tmp_path):
     whole = load_reasonaudio(str(small_corpus), task="order", sampling_rate=22050)
     streamed = stream_reasonaudio(str(small_corpus), task="order", sampling_rate=22050)
     batches = list(_loader(streamed.corpus, collate_fn=collate_reasonaudio))
@@ -55,6 +55,8 @@ def test_stream_reasonaudio_gives_load_reasonaudio_rows_across_two_workers(small
         stream_reasonaudio(str(small_corpus), task="counting")
     with pytest.raises(ValueError, match="integer >= 1000"):
         stream_reasonaudio(str(small_corpus), sampling_rate=16)
+    with pytest.raises(ValueError, match="is not a ReasonAudio corpus"):
+        stream_reasonaudio(str(tmp_path))
 
 
 @pytest.fixture
