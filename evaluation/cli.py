@@ -5,15 +5,19 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 from .encoding import DEFAULT_CACHE
 
 BASELINES = ("random", "oracle", "bag-of-sounds", "first-mentioned-first", "timeline-rule", "shortcut-audit",
              "two-stage:{text_model}?captions=oracle")
 WORDS_MARGIN = 0.10   # first-mentioned-first may beat bag-of-sounds by at most this on any cell
+MIN_CELL = 30         # cells with fewer queries are reported, never flagged: their intervals are too wide
+FLAG_RESAMPLES = 10000   # enough for the tails of a Bonferroni-adjusted interval
 
 
 def add_commands(sub) -> dict:
-    from .runner import MODES
+    from .report import MODES
     from .systems import HELP
 
     evaluate = sub.add_parser(
@@ -128,6 +132,12 @@ def quiet(args) -> None:
         import datasets
 
         datasets.disable_progress_bars()
+        try:    # sentence-transformers' "Loading weights" bar
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
+        except ImportError:
+            pass
 
 
 def run_evaluate(args) -> int:
@@ -210,33 +220,64 @@ def _audit_verdict(result: dict) -> str:
             "acoustics alone find the positive; the generator has a shortcut to fix")
 
 
-def _cell_notes(results: dict) -> list[str]:
-    """The cells (task, shape, depth) where reading the words without reasoning pays, or where query-blind
-    acoustics find the positive."""
-    def cells(name):
-        return results[name]["breakdown"]["cells"] if name in results else {}
+def _cell_labels(result: dict) -> np.ndarray:
+    """Each query's breakdown cell key ("order/shape=before/depth=1"), from its per-query columns."""
+    by, rows = result["breakdown"]["by"], result["per_query"]
+    return np.array(["/".join(str(v) if c == "task" else f"{c}={v}" for c, v in zip(by, values))
+                     for values in zip(*(rows[c] for c in by))], dtype=object)
 
-    notes, bag = [], cells("bag-of-sounds")
-    for key, cell in cells("first-mentioned-first").items():
-        words, recognition = cell["accuracy"], bag[key]["accuracy"]
-        if words - recognition > WORDS_MARGIN:
-            notes.append(f"{key} (n={cell['num_queries']}): first-mentioned-first beats bag-of-sounds by "
-                         f"{100 * (words - recognition):.1f} points ({100 * words:.1f} vs {100 * recognition:.1f} %): "
-                         "the order the words name the sounds in gives the answer away; rebalance these templates")
-    for key, cell in cells("shortcut-audit").items():
-        (low, high), chance = cell["intervals"]["accuracy"], cell["random"]["accuracy"]
-        if not low <= chance <= high:
-            side = "find the positive" if low > chance else "avoid the positive (below chance)"
-            notes.append(f"{key} (n={cell['num_queries']}): shortcut-audit's interval [{100 * low:.1f}, "
-                         f"{100 * high:.1f}] misses {100 * chance:.1f} %: clip acoustics alone {side} here")
-    return notes or [f"no cell where first-mentioned-first beats bag-of-sounds by more than {100 * WORDS_MARGIN:.0f} "
-                     "points or where shortcut-audit's interval misses chance"]
+
+def _significant(values: np.ndarray, tie: np.ndarray, cells: np.ndarray, seed: int = 0) -> dict[str, tuple]:
+    """Per cell of at least MIN_CELL queries: (difference from its tie, lower, upper) of a paired bootstrap
+    interval at 95 % jointly over the cells tested (Bonferroni: 1 - 0.05 / cells), only where the interval
+    excludes zero. So a small build or a handful of noisy cells raise no flag."""
+    from reasonaudio_metric.functional import paired_differences
+
+    tested = [c for c in dict.fromkeys(cells.tolist()) if np.sum(cells == c) >= MIN_CELL]
+    if not tested:
+        return {}
+    keep = np.isin(cells, tested)
+    found = paired_differences({"v": values[keep]}, {"v": tie[keep]}, cells[keep], FLAG_RESAMPLES, seed,
+                               confidence=1 - 0.05 / len(tested))
+    out = {}
+    for cell in tested:
+        low, high = found["intervals"][cell]["v"]
+        if low > 0 or high < 0:
+            out[cell] = (found["difference"][cell]["v"], low, high)
+    return out
+
+
+def _cell_notes(results: dict) -> list[str]:
+    """The cells (task, shape, depth) where reading the words without reasoning pays (first-mentioned-first
+    above bag-of-sounds by more than WORDS_MARGIN, and significantly), or where query-blind acoustics find
+    or avoid the positive (shortcut-audit's accuracy significantly off chance); see `_significant`."""
+    notes = []
+    words, bag, audit = (results.get(name) for name in ("first-mentioned-first", "bag-of-sounds", "shortcut-audit"))
+    if words and bag:
+        cells = _cell_labels(words)
+        gain = _significant(np.asarray(words["per_query"]["accuracy"]), np.asarray(bag["per_query"]["accuracy"]), cells)
+        for cell, (difference, low, high) in gain.items():
+            if difference > WORDS_MARGIN:
+                notes.append(f"{cell} (n={int(np.sum(cells == cell))}): first-mentioned-first beats bag-of-sounds by "
+                             f"{100 * difference:.1f} points [{100 * low:.1f}, {100 * high:.1f}]: the order the words "
+                             "name the sounds in gives the answer away; rebalance these templates")
+    if audit:
+        cells = _cell_labels(audit)
+        accuracy = np.asarray(audit["per_query"]["accuracy"])
+        chance = np.full(len(accuracy), audit["random"]["average"]["accuracy"])
+        for cell, (difference, low, high) in _significant(accuracy, chance, cells).items():
+            side = "find the positive" if difference > 0 else "avoid the positive (below chance)"
+            notes.append(f"{cell} (n={int(np.sum(cells == cell))}): shortcut-audit is {100 * difference:+.1f} points "
+                         f"[{100 * low:+.1f}, {100 * high:+.1f}] off chance: clip acoustics alone {side} here")
+    return notes or [f"no cell of {MIN_CELL} queries or more where first-mentioned-first beats bag-of-sounds by more "
+                     f"than {100 * WORDS_MARGIN:.0f} points, or where shortcut-audit is off chance, beyond its "
+                     "interval (95 % over all cells tested)"]
 
 
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
                     progress: bool, acoustics: str | None = None) -> str:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
-    depth, the same per task x shape x depth, with notes on the cells that fail."""
+    depth, the same per task x shape x depth, with notes on the cells that fail; and the results by system."""
     from .report import baseline_table, breakdown_table, place_files, write_results
     from .runner import breakdown, run
     from .systems import EvalData, open_system
@@ -253,12 +294,11 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         except (ImportError, ValueError) as error:  # e.g. no text model offline: the other rows still count
             notes.append(f"{spec} skipped: {error}")
             continue
-        result = run(system, data, "group", device, progress=progress, by=by, per_query=bool(out))
+        result = run(system, data, "group", device, progress=progress, by=by, per_query=True)
         if out:
             parameters = {"mode": "group", "split": "test", "device": device, "batch_size": 32, "bootstrap": 1000,
                           "seed": 0, "acoustics": acoustics}
             write_results(Path(out) / system.name.split(":")[0], result, run_record(system, spec, data_path, parameters))
-        result.pop("per_query", None)
         results[system.name] = result
         if system.name.startswith("shortcut-audit"):
             notes.append(_audit_verdict(result))
@@ -266,10 +306,12 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     if len(by) > 1:
         table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals in baselines.json (--out):\n\n"
                   + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
+    for result in results.values():
+        result.pop("per_query")
     if out:
         place_files(Path(out), {"baselines.md": lambda path: path.write_text(table),
                                 "baselines.json": lambda path: path.write_text(json.dumps(results, indent=2) + "\n")})
-    return table
+    return table, results
 
 
 def run_baselines(args) -> int:
@@ -283,5 +325,5 @@ def run_baselines(args) -> int:
     with claimed_out(args.out, args.data, written, args.overwrite) if args.out else contextlib.nullcontext():
         quiet(args)
         print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
-                              args.acoustics))
+                              args.acoustics)[0])
     return 0

@@ -13,7 +13,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Callable, Sequence
 
-HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}
+HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}   # each mode and its headline metric
+MODES = tuple(HEADLINE)
 PACKAGES = ("reasonaudio", "numpy", "torch", "datasets", "evaluate", "transformers", "sentence-transformers")
 
 

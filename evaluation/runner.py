@@ -7,9 +7,9 @@ import torch
 from reasonaudio_metric.functional import check_count, paired_differences, score
 
 from .encoding import distributed
+from .report import MODES
 from .systems import EmbeddingSystem, EvalData, System
 
-MODES = ("group", "corpus")
 
 
 def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:

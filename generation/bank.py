@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import soxr
-from scipy.signal import correlate
 from tqdm.auto import tqdm
 
 from .phrases import CONTINUOUS_LABELS, ESC50_PHRASES, FSD50K_PHRASES, phrase_for
@@ -255,6 +254,8 @@ def loop_points(samples: np.ndarray, rate: int) -> tuple[int, int, int]:
     head = samples[start:start + overlap].astype(np.float64)
     search = (stop - start) // 4                             # candidate ends: the last quarter of the part
     tails = samples[stop - search - overlap:stop].astype(np.float64)
+    from scipy.signal import correlate   # here, not at the top: the CLI parser imports this module
+
     match = correlate(tails, head, mode="valid", method="fft")
     cumulative = np.concatenate([[0.0], np.cumsum(tails ** 2)])
     energy = cumulative[overlap:] - cumulative[:-overlap]          # each candidate tail's energy

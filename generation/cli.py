@@ -12,7 +12,7 @@ from .sources import HELP as SOURCES_HELP
 
 def _generate_parser(sub) -> None:
     from .acoustics import presets
-    from .pipeline import GenerateConfig
+    from .config import GenerateConfig
     from .tasks import TASKS
     from .templates import STYLES
 

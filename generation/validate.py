@@ -29,7 +29,8 @@ from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB,
 from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_from_spec
 from .acoustics.chain import group_chain
 from .layout import CARD, survey
-from .pipeline import SOURCE_FIELDS, caption, corpus_configs, fingerprint, unchanged
+from .config import corpus_configs
+from .pipeline import SOURCE_FIELDS, caption, fingerprint, unchanged
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, judge_corpus, relevant
 from .render import decode_pcm16, render
 from .relations import depth, mentioned

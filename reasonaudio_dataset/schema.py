@@ -7,6 +7,8 @@ import re
 
 from datasets import Audio, Features, List, Value
 
+from .splits import SPLITS  # noqa: F401 - the layout names them
+
 EVENT = {
     "label": Value("string"), "source_id": Value("string"), "onset": Value("float64"),
     "offset": Value("float64"), "gain_db": Value("float64"),
@@ -34,7 +36,6 @@ FEATURES = {
 }
 CONFIGS = tuple(FEATURES)
 CONDITION_CONFIG = re.compile(r"^corpus_[a-z][a-z0-9_]{0,31}$")   # the corpus under a further acoustic condition
-SPLITS = ("train", "validation", "test")
 AUDIO_ROWS_PER_GROUP = 100          # the Hub viewer reads audio tables a row group at a time
 MAX_SHARD_BYTES = 500_000_000
 

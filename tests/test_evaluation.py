@@ -93,7 +93,7 @@ def test_random_baseline_is_seeded_and_near_chance(with_train):
 
 
 def test_shortcut_audit_trains_on_the_train_split_and_finds_no_shortcut(with_train):
-    table = baselines_table(str(with_train), None, "all-MiniLM-L6-v2", "cpu", None, progress=False)
+    table, _ = baselines_table(str(with_train), None, "all-MiniLM-L6-v2", "cpu", None, progress=False)
     assert "no shortcut found" in table and "| oracle | 100.0 [100.0, 100.0]" in table
 
 
@@ -127,8 +127,34 @@ def test_demo_builds_a_corpus_and_prints_the_baseline_table(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "demo"), "--queries-per-task", "4", "--quiet"]) == 0
     printed = capsys.readouterr().out
     for line in ("test: 20 queries", "train: 20 queries", "| oracle | 100.0", "| bag-of-sounds |", "| random |",
-                 "| shortcut-audit |", "shortcut-audit: its interval"):
+                 "| shortcut-audit |", "shortcut-audit: its interval", "\nsummary\n", "reasonaudio evaluate --data",
+                 "no cell of 30 queries or more"):
         assert line in printed
+    assert "rebalance" not in printed and "off chance" not in printed     # a small build raises no flag
+
+
+def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
+    from evaluation.cli import MIN_CELL, _cell_notes
+    from reasonaudio_metric.functional import score
+
+    big, small = 3 * MIN_CELL, 6       # a 40-point gain on a big cell, a 50-point one on a small cell
+    shapes = ["before"] * big + ["chain"] * small + ["overlap"] * big
+    queries = {"query_id": [f"q{i}" for i in range(len(shapes))], "shape": shapes,
+               "task": ["order"] * (big + small) + ["overlap"] * big, "depth": [1] * len(shapes),
+               "candidates": [["p", "n"]] * len(shapes), "positive": ["p"] * len(shapes)}
+    right, wrong, tie = [1.0, 0.0], [0.0, 1.0], [0.5, 0.5]
+    rows = {"bag-of-sounds": [tie] * len(shapes),
+            "first-mentioned-first": [right] * (big * 4 // 5) + [tie] * (big // 5) + [right] * small + [tie] * big,
+            "shortcut-audit": [tie] * (big + small) + [wrong] * big}
+    results = {}
+    for name, matrix in rows.items():
+        results[name] = score(np.array(matrix), queries, bootstrap=100, by=("task", "shape", "depth"), per_query=True)
+        results[name]["per_query"].update({c: queries[c] for c in ("task", "shape", "depth")})
+    notes = "\n".join(_cell_notes(results))
+    assert f"order/shape=before/depth=1 (n={big}): first-mentioned-first beats bag-of-sounds by 40.0 points" in notes
+    assert "order/shape=chain" not in notes                       # 100 points, but 6 queries: never flagged
+    assert f"overlap/shape=overlap/depth=1 (n={big}): shortcut-audit is -50.0 points" in notes
+    assert "below chance" in notes and len(notes.splitlines()) == 2
 
 
 def test_timeline_features_read_the_envelope():
@@ -209,7 +235,6 @@ def test_mention_order_and_concordance_by_hand():
 
 
 def test_reports_and_baseline_tables_break_down_by_depth_and_shape(tmp_path):
-    from evaluation.cli import _cell_notes
     from evaluation.report import breakdown_table, write_results
     from reasonaudio_metric.functional import score
 
@@ -223,10 +248,6 @@ def test_reports_and_baseline_tables_break_down_by_depth_and_shape(tmp_path):
     table = breakdown_table(results, "group")
     assert "| task | shape | depth | queries | bag-of-sounds | first-mentioned-first | shortcut-audit |" in table
     assert "| order | before | 1 | 2 | 50.0 | 100.0 | 50.0 |" in table
-    notes = "\n".join(_cell_notes(results))
-    assert "order/shape=before/depth=1 (n=2): first-mentioned-first beats bag-of-sounds by 50.0 points" in notes
-    assert "mix/shape=before-absent/depth=2 (n=2): shortcut-audit's interval [0.0, 0.0] misses 50.0 %" in notes
-    assert "order/shape=chain" not in notes
 
     by_depth = score(np.array([right] * 3 + [tie] * 5), queries, bootstrap=100, by=("task", "depth"))
     out = write_results(tmp_path / "r", by_depth, {"model": "x", "data": "data", "parameters": {"mode": "group"}})

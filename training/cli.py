@@ -5,7 +5,7 @@ import argparse
 
 
 def add_commands(sub) -> dict:
-    from .loop import TrainConfig
+    from .config import TrainConfig
 
     d = TrainConfig(data="", out="")
     train = sub.add_parser(

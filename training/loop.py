@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from .config import TrainConfig
 from .events import EventTargets
 from .files import read_torch, write_json, write_torch
 from .loss import info_nce
@@ -34,34 +35,6 @@ from .models import MODEL_FILE, create, save
 from .models.small import SmallAudioText
 
 RESUME = ".resume"
-
-
-@dataclass
-class TrainConfig:
-    data: str
-    out: str
-    model: str = "small"
-    hard_negatives: bool = True
-    epochs: int = 5
-    batch_size: int = 32
-    lr: float = 1e-3
-    device: str = "cpu"
-    seed: int = 0
-    augment: str | None = None
-    event_weight: float | None = None  # the event head's loss weight (None: 1 for small, 0 for clap)
-    workers: int = 0
-    train_split: str = "train"
-    validation_split: str = "validation"
-    max_steps: int | None = None      # stop each epoch after this many steps (quick runs, tests)
-    progress: bool = True
-
-    def __post_init__(self):
-        if self.event_weight is None:
-            self.event_weight = 1.0 if self.model == "small" else 0.0
-
-    def settings(self) -> dict:
-        """What decides the trained model (a resumed run must share it); not where or how visibly it runs."""
-        return {k: v for k, v in asdict(self).items() if k not in ("out", "device", "workers", "progress")}
 
 
 def _check(config: TrainConfig) -> None:

@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from reasonaudio_dataset.schema import SPLITS  # noqa: F401 - sources assign recordings to these
+from reasonaudio_dataset.splits import SPLITS  # noqa: F401 - sources assign recordings to these
 CREDIT_COLUMNS = ("credit", "attribution", "author")   # where tabular sources name who made a recording
 
 

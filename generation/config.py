@@ -1,0 +1,116 @@
+"""What `generate` is asked to make: its settings, checked before any work (a module of its own, light to
+import, so that the CLI's parser gives their defaults without loading the pipeline)."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
+from .sources import SPLITS
+from .tasks import EVENTS_PER_CLIP, TASKS
+from .templates import DEFAULT_STYLE, STYLES
+
+MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
+MAX_CLIP_SECONDS = 600.0
+ALL_DEPTHS = (1, 9)
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    source: str = "synthetic:"
+    out: str = "reasonaudio-corpus"
+    split: str = "test"
+    queries_per_task: int = 200
+    candidates: int = 10
+    atomic_sounds: int = 200
+    clip_seconds: float = 10.0
+    sample_rate: int = 44100
+    seed: int = 0
+    tasks: tuple[str, ...] = tuple(TASKS)
+    events_per_clip: tuple[int, int] = EVENTS_PER_CLIP   # sounds per clip, drawn per group (equal within one)
+    depth: tuple[int, int] = ALL_DEPTHS                  # atoms per query: shapes outside are left out
+    text_style: str = DEFAULT_STYLE
+    acoustics: tuple[str, ...] = (CLEAN,)               # conditions (preset names or YAML files); "all": every preset
+    skip_bad_sources: bool = False
+    # how the work is done, not what it makes: left out of the fingerprint
+    force: bool = False          # write beside unrelated files in --out (never over a foreign README.md)
+    workers: int = 1
+    num_shards: int = 1
+    shard_index: int = 0
+    progress: bool = True
+
+    def __post_init__(self):
+        problems = [f"unknown split {self.split!r} (choose from {SPLITS})"] if self.split not in SPLITS else []
+        problems += [f"unknown task {t!r} (choose from {list(TASKS)})" for t in self.tasks if t not in TASKS]
+        problems += [f"task {t!r} is listed {n} times in tasks (query and clip ids would repeat)"
+                     for t, n in Counter(self.tasks).items() if n > 1]
+        for name in ("queries_per_task", "atomic_sounds", "workers", "num_shards"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if self.candidates < 2:
+            problems.append(f"candidates must be at least 2 (one positive, one negative), got {self.candidates}")
+        if not 0 <= self.shard_index < self.num_shards:
+            problems.append(f"shard-index must be in [0, {self.num_shards}), got {self.shard_index}")
+        if not (math.isfinite(self.clip_seconds) and 4 <= self.clip_seconds <= MAX_CLIP_SECONDS):
+            problems.append(f"clip-seconds must be a number from 4 (room for three sounds and gaps) to "
+                            f"{MAX_CLIP_SECONDS}, got {self.clip_seconds}")
+        for name in ("events_per_clip", "depth"):
+            low, high = getattr(self, name)
+            if not 1 <= low <= high:
+                problems.append(f"{name.replace('_', '-')} must be a range MIN-MAX with 1 <= MIN <= MAX, got {low}-{high}")
+        if self.events_per_clip[0] < 2:
+            problems.append(f"events-per-clip starts at 2 (a relation needs two sounds), got {self.events_per_clip[0]}")
+        if self.text_style not in STYLES:
+            problems.append(f"unknown text style {self.text_style!r} (choose from {', '.join(STYLES)})")
+        if self.sample_rate < MIN_SAMPLE_RATE:
+            problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
+                            f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "
+                            "lost, and audio-text models take 16 kHz or more")
+        if isinstance(self.acoustics, str):
+            object.__setattr__(self, "acoustics", (self.acoustics,))
+        try:
+            object.__setattr__(self, "conditions", resolve_conditions(self.acoustics))
+        except ConditionError as error:
+            problems.append(str(error))
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def content(self) -> dict:
+        """The parameters that decide the corpus (not how it is computed); the acoustic conditions' specs
+        (not their names or files) when there is more than the clean mix."""
+        keep = ("source", "split", "queries_per_task", "candidates", "atomic_sounds", "clip_seconds",
+                "sample_rate", "seed", "tasks", "events_per_clip", "depth", "text_style", "skip_bad_sources")
+        content = {k: list(v) if k in ("events_per_clip", "depth") else v for k, v in asdict(self).items() if k in keep}
+        if [c.name for c in self.conditions] != [CLEAN]:
+            content["acoustics"] = [c.spec for c in self.conditions]
+        return content
+
+    def corpus_configs(self) -> dict[str, Condition]:
+        return corpus_configs(self.conditions)
+
+
+def corpus_configs(conditions: list[Condition]) -> dict[str, Condition]:
+    """Where each condition's clips go: one condition fills `corpus`; a robustness build puts the clean
+    mix in `corpus` and each further condition in `corpus_<name>`."""
+    from reasonaudio_dataset.schema import corpus_config   # datasets' Features: not needed to parse a command
+
+    if len(conditions) == 1:
+        return {"corpus": conditions[0]}
+    return {corpus_config(None if c.name == CLEAN else c.name): c for c in conditions}
+
+
+def resolve_conditions(names) -> list[Condition]:
+    """The conditions of `--acoustics`: "all" is every preset; several conditions always include clean first."""
+    names = [n for name in names for n in (presets() if name == "all" else [name])]
+    if not names:
+        raise ConditionError(f"acoustics names no condition; name a preset ({', '.join(presets())}), `all` or a YAML file")
+    conditions = [load_condition(name) for name in dict.fromkeys(names)]
+    if len(conditions) > 1 and all(c.name != CLEAN for c in conditions):
+        conditions.insert(0, load_condition(CLEAN))
+    seen = Counter(c.name for c in conditions)
+    if any(n > 1 for n in seen.values()):
+        raise ConditionError(f"two acoustic conditions share a name: {sorted(n for n, k in seen.items() if k > 1)}")
+    return sorted(conditions, key=lambda c: (c.name != CLEAN, c.name))   # the order given changes nothing
+
+
