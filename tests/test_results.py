@@ -287,3 +287,35 @@ def test_two_runs_cannot_both_claim_one_out_and_odd_outs_are_refused(build, tmp_
     assert main(command + ["--out", "/"]) == 2 and "filesystem root" in capsys.readouterr().err
     assert main(["evaluate", "--data", str(build), "--model", "nonsense", "--out", str(tmp_path / "new")]) == 2
     assert not (tmp_path / "new").exists()                          # a failed run leaves no folder behind
+
+
+def test_a_corrupt_cache_chunk_or_a_full_cache_disk_is_one_line_naming_the_cache(build, tmp_path, capsys, monkeypatch):
+    command = ["evaluate", "--data", str(build), "--model", MODEL, "--bootstrap", "0", "--quiet",
+               "--cache", str(tmp_path / "cache")]
+    assert main(command + ["--out", str(tmp_path / "a")]) == 0
+    chunk = sorted((tmp_path / "cache").rglob("*.npy"))[0]
+    chunk.write_bytes(chunk.read_bytes()[:50])                       # truncated
+    capsys.readouterr()
+    assert main(command + ["--out", str(tmp_path / "b")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert str(chunk) in error and "delete it" in error and len(error.splitlines()) == 1
+    shutil.rmtree(tmp_path / "cache")
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(encoding.np, "save", full)
+    assert main(command + ["--out", str(tmp_path / "c")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "cannot write the embedding cache" in error and "No space left" in error and len(error.splitlines()) == 1
+    assert not list((tmp_path / "cache").rglob("*.partial")) and not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("content, name", [(b"\x00garbage" * 20, "vectors.npz"), (b"PK\x03\x04broken", "vectors.npz"),
+                                           (b"PAR1 not parquet", "vectors.parquet")])
+def test_a_garbage_embeddings_file_is_one_line(build, tmp_path, capsys, content, name):
+    (tmp_path / name).write_bytes(content)
+    assert main(["evaluate", "--data", str(build), "--model", f"embeddings:{tmp_path / name}", "--quiet",
+                 "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert name in error and "not a readable" in error and len(error.splitlines()) == 1

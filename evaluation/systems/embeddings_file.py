@@ -12,6 +12,7 @@ cosine similarities, as for every embedding model.
 """
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -57,16 +58,27 @@ def load_embeddings(path) -> dict[str, tuple[list[str], np.ndarray]]:
     if not path.is_file():
         raise ValueError(f"embeddings:{path}: no such file")
     if path.suffix == ".npz":
-        with np.load(path) as arrays:
+        try:
+            archive = np.load(path, allow_pickle=False)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
+            archive, cause = None, type(error).__name__
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ValueError(f"embeddings:{path} is not a readable .npz archive ({cause if archive is None else 'a bare array'}"
+                             "); write it with evaluation.save_embeddings or numpy.savez")
+        with archive as arrays:
             missing = {"query_id", "query_embedding", "clip_id", "clip_embedding"} - set(arrays.files)
             if missing:
                 raise ValueError(f"embeddings:{path} lacks the arrays {sorted(missing)}")
             found = {kind: (arrays[f"{kind}_id"].astype(str).tolist(), np.asarray(arrays[f"{kind}_embedding"], np.float32))
                      for kind in ("query", "clip")}
     elif path.suffix == ".parquet":
+        import pyarrow
         import pyarrow.parquet as pq
 
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except (pyarrow.ArrowException, OSError) as error:
+            raise ValueError(f"embeddings:{path} is not a readable Parquet file ({type(error).__name__})") from None
         if not {"query_id", "clip_id", "embedding"} <= set(table.column_names):
             raise ValueError(f"embeddings:{path} needs the columns query_id, clip_id, embedding; it has "
                              f"{table.column_names}")
