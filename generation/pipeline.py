@@ -97,8 +97,6 @@ def audible_bank(bank: SoundBank, config: GenerateConfig) -> SoundBank:
     inaudible = inaudible_sounds(config.conditions, bank.sounds, config.seed, config.split, bank.sample_rate)
     if not inaudible:
         return bank
-    for source_id, reason in inaudible.items():
-        log.warning("left out %s: %s", source_id, reason)
     return SoundBank(tuple(s for s in bank.sounds if s.source_id not in inaudible), bank.sample_rate,
                      bank.skipped + tuple((bank[source_id].origin, reason) for source_id, reason in inaudible.items()))
 
