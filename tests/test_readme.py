@@ -1,0 +1,136 @@
+"""README's commands and snippets stay true: the two set-up commands open it and CI runs the second;
+every `reasonaudio` command in it parses; and every Python block and the command-line quickstart run,
+as written but shrunk (2 queries per task, one short epoch), on tiny builds."""
+import ast
+import contextlib
+import io
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from reasonaudio_cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+SETUP = [["bash", ".ci/setup", "&&", ".venv/bin/reasonaudio", "demo"],
+         ["bash", ".ci/setup", "&&", ".venv/bin/python", "-m", "pytest", "-q"]]
+# What marks each Python block, and the test that runs it (test_acoustics runs the augmentation loop).
+PYTHON_BLOCKS = {"metric.compute(similarity=": "test_the_python_quickstart_scores_a_tiny_build",
+                 "class MyEncoder": "test_the_command_line_quickstart_runs (as my_models.py)",
+                 "augment = Compose": "tests/test_acoustics.py::test_the_readme_training_example_runs",
+                 "StreamingTriplets(": "test_the_streaming_snippet_runs"}
+SHRINK = {"generate": ["--queries-per-task", "2"], "train": ["--epochs", "1", "--max-steps", "2"]}
+QUIET = ("generate", "validate", "evaluate", "train", "baselines")
+
+
+def blocks(language: str) -> list[str]:
+    return [block.split("```")[0] for block in README.split(f"```{language}\n")[1:]]
+
+
+def block_with(language: str, marker: str) -> str:
+    return next(block for block in blocks(language) if marker in block)
+
+
+def commands(block: str) -> list[list[str]]:
+    """Each command of a bash block as its words: continuation lines joined, comments dropped."""
+    lines = block.replace("\\\n", " ").splitlines()
+    return [words for words in (shlex.split(line, comments=True) for line in lines) if words]
+
+
+def cli_words(words: list[str]) -> list[str] | None:
+    """The `reasonaudio` arguments of a command line (torchrun's `-m reasonaudio_cli` too), else None."""
+    if "reasonaudio_cli" in words:
+        return words[words.index("reasonaudio_cli") + 1:]
+    return words[1:] if words[0] == "reasonaudio" else None
+
+
+def shrunk(words: list[str]) -> list[str]:
+    """README's command with its size options replaced by tiny ones, and no progress bars."""
+    words = list(words)
+    changes = SHRINK.get(words[0], [])
+    for option, value in zip(changes[::2], changes[1::2]):
+        if option in words:
+            del words[words.index(option):words.index(option) + 2]
+        words += [option, value]
+    return words + (["--quiet"] if words[0] in QUIET else [])
+
+
+def test_readme_opens_on_the_two_setup_commands_and_ci_runs_the_second():
+    assert README.index("```bash\n") < README.index("\n## ")
+    assert commands(blocks("bash")[0]) == SETUP
+    assert (ROOT / ".ci" / "run").read_text().strip().splitlines()[-2:] == ["bash .ci/setup", " ".join(SETUP[1][3:])]
+
+
+def test_every_readme_command_parses():
+    """Every command of a bash block, and every inline one with options, against the real parser: a renamed
+    command or option fails here, including those needing a GPU or the network that no test runs."""
+    parser, _ = build_parser()
+    found = [words for block in blocks("bash")[1:] for words in map(cli_words, commands(block)) if words]
+    prose = re.sub(r"```.*?```", "", README, flags=re.S)
+    inline = [shlex.split(text) for text in re.findall(r"`(reasonaudio [^`]+)`", prose)]
+    found += [words[1:] for words in inline if any(w.startswith("--") for w in words) and "--help" not in words]
+    for words in found:
+        error = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(error):
+                parser.parse_args(words)
+        except SystemExit:
+            pytest.fail(f"README: reasonaudio {shlex.join(words)}: {error.getvalue().strip().splitlines()[-1]}")
+    used = {words[0] for words in found}
+    assert {"generate", "validate", "evaluate", "train", "compare", "publish", "baselines", "publish-metric"} <= used
+
+
+def test_every_python_block_is_run_by_a_test():
+    for block in blocks("python"):
+        assert sum(marker in block for marker in PYTHON_BLOCKS) == 1, f"a README Python block no test runs:\n{block}"
+
+
+def run_block(block: str, folder: Path) -> None:
+    assert block.count('"reasonaudio"') >= 1   # README's name for a build's folder, here the tiny one
+    code = block.replace('"reasonaudio"', repr(str(folder))).replace('"./reasonaudio_metric"',
+                                                                      repr(str(ROOT / "reasonaudio_metric")))
+    exec(compile(code, "README.md", "exec"), {})
+
+
+def test_the_python_quickstart_scores_a_tiny_build(small_corpus, capsys):
+    run_block(block_with("python", "metric.compute(similarity="), small_corpus)
+    average = ast.literal_eval(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(average) == {"accuracy", "mrr", "hard_negative_pairwise"}
+    assert 0 <= average["accuracy"] <= 1 and 0 <= average["hard_negative_pairwise"] <= 1
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory) -> Path:
+    """README's command-line quickstart run in a fresh folder, README's encoder saved there as my_models.py."""
+    where = tmp_path_factory.mktemp("quickstart")
+    (where / "my_models.py").write_text(block_with("python", "class MyEncoder"))
+    lines = commands(block_with("bash", "reasonaudio compare"))
+    assert lines[0] == ["source", ".venv/bin/activate"] and all(cli_words(words) for words in lines[1:])
+    start, path = os.getcwd(), list(sys.path)
+    os.chdir(where)
+    try:
+        for words in lines[1:]:
+            assert main(shrunk(cli_words(words))) == 0, shlex.join(words)
+    finally:
+        os.chdir(start)
+        sys.path[:] = path
+        sys.modules.pop("my_models", None)
+    return where
+
+
+def test_the_command_line_quickstart_runs(quickstart, capsys):
+    runs = quickstart / "runs"
+    assert all((runs / name / "per_query.parquet").is_file() for name in ("mine", "bag", "small"))
+    assert (quickstart / "models" / "small" / "reasonaudio_model.json").is_file()
+    leaderboard = (runs / "compare" / "compare.md").read_text()
+    assert all(f"| {name} |" in leaderboard for name in ("mine", "bag", "small"))
+    assert "python:my_models:make_encoder?size=base" in leaderboard
+
+
+def test_the_streaming_snippet_runs(quickstart):
+    pytest.importorskip("torch")
+    run_block(block_with("python", "StreamingTriplets("), quickstart / "build")
