@@ -90,8 +90,8 @@ def test_every_python_block_is_run_by_a_test():
 
 
 def run_block(block: str, folder: Path) -> None:
-    assert block.count('"reasonaudio"') >= 1   # README's name for a build's folder, here the tiny one
-    code = block.replace('"reasonaudio"', repr(str(folder))).replace('"./reasonaudio_metric"',
+    assert block.count('"demo"') >= 1   # README's folder (the demo's), here a tiny build
+    code = block.replace('"demo"', repr(str(folder))).replace('"./reasonaudio_metric"',
                                                                       repr(str(ROOT / "reasonaudio_metric")))
     exec(compile(code, "README.md", "exec"), {})
 
