@@ -5,32 +5,56 @@ audiomentations draws parameters and noise from the global `random` and `numpy.r
 each clip: every version of a minimal pair then gets the same transforms, parameters, noise waveform
 and room, so no acoustic statistic can tell the positive apart.
 
-Noise is set against the group's quietest annotated sound as the rest of the chain leaves it (a
-band-pass that takes 20 dB off a low hum lowers the noise with it), so every annotated sound stays at
-least the condition's SNR above the noise; a chain that leaves a sound more than 30 dB below its own
-level (the bank's audibility rule) is refused: that sound would not be heard.
+A draw is checked by what the whole chain does to the group's annotated sounds, whatever its
+transforms: each sound alone (its first second) through every transform but the additive noise must
+stay audible (its level above 20 Hz at most 30 dB below its own, the bank's audibility rule, and none
+of the 10 ms frames it is clearly heard in, within 20 dB of its loudest, left digital silence), and
+each clip of the group through the whole chain must keep every sample strictly inside full scale
+(|x| < 1). Noise is then set against the quietest sound as the chain leaves it (a band-pass that takes
+20 dB off a low hum lowers the noise with it), so every annotated sound stays at least the
+condition's SNR above the noise. A draw that fails is redrawn (from derived seeds), and the condition
+refused for the group, naming the transform (with its drawn parameters) that erased or clipped a
+sound, when no draw fits.
 """
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
+from collections import Counter
 from contextlib import contextmanager
+from functools import lru_cache
 
 import numpy as np
 
-from .spec import COMPOSITIONS, MAX_RT60, Condition
+from ..bank import FRAME_SECONDS, TRIM_DB, frame_rms
+from .spec import COMPOSITIONS, MAX_RT60, Condition, ConditionError
 
 NOISE_LEVEL = {"AddGaussianSNR": "noise_std", "AddColorNoise": "desired_noise_rms"}  # additive: the level parameter
-KEEPS_LEVEL = ("Mp3Compression", "BitCrush", "Aliasing", "PolarityInversion")  # damage that keeps a sound's level
-MAX_LOSS_DB = 30.0          # a sound the chain leaves this much quieter than itself is inaudible (bank.TRIM_DB)
+MAX_LOSS_DB = -TRIM_DB      # a sound the chain leaves this much quieter than itself is inaudible
+AUDIBLE_FROM_HZ = 20.0      # levels are measured above this: what a chain leaves below it (aliasing to 8 Hz) is not heard
+SILENT_SAMPLE = 0.5 / 32767  # a sample that rounds to 0 in the stored 16-bit PCM
+CLEAR_DB = 20.0             # a sound's 10 ms frames within this of its loudest: none may be left digital silence
+FULL_SCALE = 1.0            # every sample of a clip after the chain stays strictly inside +-FULL_SCALE
 BANK_MARGIN_DB = 6.0        # the bank keeps sounds that lose at most MAX_LOSS_DB - this in sampled draws
-MAX_GROUP_DRAWS = 10        # draws a group tries (from derived seeds) before its sounds count as inaudible
+MAX_GROUP_DRAWS = 10        # draws a group tries (from derived seeds) before its condition is refused for it
 LEVEL_SECONDS = 1.0         # the excerpt of each sound its level after the chain is measured on
+PAD_SECONDS = 0.1           # silence after each excerpt: a codec's last frame, which it drops, falls on it
 MAX_ROOM_DRAWS = 20
 
+log = logging.getLogger(__name__)
 
-class InaudibleUnderCondition(ValueError):
-    """The condition would leave an annotated sound inaudible."""
+
+class DrawRefused(ValueError):
+    """A draw of the condition that would break an annotation of the group."""
+
+
+class InaudibleUnderCondition(DrawRefused):
+    """The draw would leave an annotated sound inaudible."""
+
+
+class ClippedUnderCondition(DrawRefused):
+    """The draw would clip a clip of the group."""
 
 
 @contextmanager
@@ -128,12 +152,66 @@ def _rms(samples: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
 
 
+def _peak(samples: np.ndarray) -> float:
+    return max(float(samples.max()), -float(samples.min())) if len(samples) else 0.0
+
+
+@lru_cache(maxsize=8)
+def _audible_band(rate: int) -> np.ndarray:
+    from scipy.signal import butter
+
+    return butter(2, AUDIBLE_FROM_HZ, "highpass", fs=rate, output="sos")
+
+
+def audible_rms(samples: np.ndarray, rate: int) -> float:
+    """The RMS of what can be heard of `samples`: above AUDIBLE_FROM_HZ."""
+    from scipy.signal import sosfilt
+
+    return _rms(sosfilt(_audible_band(rate), samples))
+
+
+class HeardSound:
+    """A sound as the audibility check compares what a chain makes of it with: its audible level and
+    the 10 ms frames it is clearly heard in (within CLEAR_DB of its loudest)."""
+
+    def __init__(self, samples: np.ndarray, rate: int):
+        self.rate, self.frame, self.length = rate, max(1, int(FRAME_SECONDS * rate)), len(samples)
+        self.level = audible_rms(samples, rate)
+        levels = frame_rms(samples, self.frame)
+        self.clear = levels >= levels.max() * 10 ** (-CLEAR_DB / 20)
+
+    def erased(self, after: np.ndarray, max_loss_db: float = MAX_LOSS_DB) -> str | None:
+        """How `after` (the sound through a chain) no longer lets it be heard, or None: its audible level
+        more than `max_loss_db` below the sound's own, or a frame it is clearly heard in left digital
+        silence (a quantiser's work; a fade or the quietest moments of a sound may go)."""
+        if not self.level > 0:                   # a silent (or empty) excerpt has nothing to lose
+            return None
+        if _peak(after) < SILENT_SAMPLE:
+            return "as digital silence"
+        lost = 20 * np.log10(self.level / max(audible_rms(after, self.rate), 1e-12))
+        if lost > max_loss_db:
+            return f"{lost:.0f} dB quieter than itself (more than {max_loss_db:.0f} dB: inaudible)"
+        usable = len(self.clear) * self.frame if self.length >= self.frame else self.length
+        peaks = np.abs(after[:usable]).reshape(len(self.clear), -1).max(axis=1)
+        silent = int(np.sum(self.clear & (peaks < SILENT_SAMPLE)))
+        if silent:
+            return f"with digital silence in {silent} of the {int(self.clear.sum())} 10 ms frames it is clearly heard in"
+        return None
+
+
+def clipped(peak_before: float, after: np.ndarray) -> str | None:
+    """How `after` (a clip through a chain) clips, or None."""
+    peak = _peak(after)
+    return f"peaking at {peak:.2f} times full scale (from {peak_before:.2f})" if peak >= FULL_SCALE else None
+
+
 class GroupChain:
     """A condition with every parameter drawn once for one group (`seed`). `pieces` are the group's
-    annotated sounds as mixed (one array each): the noise is set against the quietest of them as the
-    chain's other transforms leave it, and a chain that would leave one inaudible is refused."""
+    annotated sounds as mixed (one array each), `clips` its clips as mixed: a draw that leaves a sound
+    inaudible or a clip clipped is refused (`DrawRefused`), and the noise is set against the quietest
+    sound as the chain's other transforms leave it. The checked clips' results are kept for `__call__`."""
 
-    def __init__(self, condition: Condition, seed: int, sample_rate: int, length: int, pieces, key=None):
+    def __init__(self, condition: Condition, seed: int, sample_rate: int, length: int, pieces, key=None, clips=()):
         import audiomentations
 
         self.condition, self.seed, self.sample_rate, self.key = condition, seed, sample_rate, key
@@ -142,39 +220,74 @@ class GroupChain:
             self.chain.randomize_parameters(np.ones(length, dtype=np.float32), sample_rate)   # noise at unit level
             self.chain.freeze_parameters()
         self.transforms = list(applied(self.chain))
-        extras = [FINISH[type(t).__name__](t, seed, sample_rate, length) if type(t).__name__ in FINISH else {}
-                  for t in self.transforms]
+        self._extras = [FINISH[type(t).__name__](t, seed, sample_rate, length) if type(t).__name__ in FINISH else {}
+                        for t in self.transforms]
+        self._noise, self._checked = {}, {}
         self.reference_rms = self._reference(pieces)
         for transform in self.transforms:
             if type(transform).__name__ in NOISE_LEVEL:
                 transform.parameters[NOISE_LEVEL[type(transform).__name__]] *= self.reference_rms
-        self.steps = []
-        for transform, extra in zip(self.transforms, extras):
-            values = {k: _plain(v) for k, v in transform.parameters.items() if k != "should_apply"}
-            self.steps.append({"transform": type(transform).__name__,
-                               **{k: v for k, v in values.items() if v is not None}, **extra})
-        self._noise = {}
+        self.steps = [self._step(index) for index in range(len(self.transforms))]
+        for number, clip in enumerate(clips, 1):
+            stages, peak = self._stages(clip), _peak(np.asarray(clip))
+            self._refuse_if(lambda stage: clipped(peak, stage), stages, ClippedUnderCondition,
+                            f"clip {number} of {len(clips)}")
+            self._checked.setdefault(_key(stages[0]), []).append((stages[0], stages[-1]))
+
+    def _step(self, index: int) -> dict:
+        """What the record holds of one applied transform: its name and drawn parameters."""
+        transform = self.transforms[index]
+        values = {k: _plain(v) for k, v in transform.parameters.items() if k != "should_apply"}
+        return {"transform": type(transform).__name__, **{k: v for k, v in values.items() if v is not None},
+                **self._extras[index]}
+
+    def _stages(self, samples: np.ndarray, noise: bool = True) -> list[np.ndarray]:
+        """`samples` and what each applied transform in turn makes of them (the last is the result); the
+        additive noise left out unless `noise`. Additive noise does not depend on the clip once its
+        parameters are frozen: it is drawn once for the group and added to each clip (the same waveform,
+        at a tenth of the cost)."""
+        stages = [np.asarray(samples, dtype=np.float32)]
+        with seeded(derived_seed(self.seed, "clip")):
+            for index, transform in enumerate(self.transforms):
+                if type(transform).__name__ not in NOISE_LEVEL:
+                    stages.append(np.asarray(transform(stages[-1], self.sample_rate), dtype=np.float32))
+                elif noise:
+                    if index not in self._noise:
+                        with seeded(derived_seed(self.seed, "noise", index)):
+                            self._noise[index] = transform(np.zeros(len(samples), np.float32), self.sample_rate)
+                    stages.append(stages[-1] + self._noise[index])
+                else:
+                    stages.append(stages[-1])
+        return stages
+
+    def _refuse_if(self, problem_of, stages: list[np.ndarray], error: type[DrawRefused], what: str) -> None:
+        """Raise `error` when `problem_of(result)` says how the chain breaks `what`, naming the transform
+        from which on every stage is broken."""
+        problem = problem_of(stages[-1])
+        if problem is None:
+            return
+        first = len(stages) - 1
+        while first > 0 and problem_of(stages[first - 1]):
+            first -= 1
+        culprit = f"transform {first} of {len(self.transforms)}, {describe(self._step(first - 1))}" if first \
+            else "the mix itself"
+        raise error(f"condition {self.condition.name!r} leaves {what} {problem} after {culprit}")
 
     def level_after(self, piece: np.ndarray) -> np.ndarray:
-        """A sound through the transforms that change its level (filters, rooms, gain): not the noise, not
-        the codecs, which keep it."""
-        for transform in self.transforms:
-            if type(transform).__name__ not in NOISE_LEVEL and type(transform).__name__ not in KEEPS_LEVEL:
-                piece = transform(piece, self.sample_rate)
-        return piece
+        """A sound through every transform of the chain but the additive noise."""
+        return self._stages(piece, noise=False)[-1]
 
-    def _reference(self, pieces, max_loss_db: float = MAX_LOSS_DB) -> float:
+    def _reference(self, pieces, max_loss_db: float = MAX_LOSS_DB, what: str = "a sound") -> float:
         """The RMS of the quietest annotated sound after the chain (1.0 without pieces); refuses a chain
-        that leaves one of them more than `max_loss_db` quieter than itself."""
+        that leaves one of them inaudible (`HeardSound.erased`, with `max_loss_db`)."""
         levels = []
         for piece in pieces:
             excerpt = np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32)
-            before, after = _rms(excerpt), _rms(self.level_after(excerpt))
-            if before > 0 and after < before * 10 ** (-max_loss_db / 20):
-                raise InaudibleUnderCondition(
-                    f"condition {self.condition.name!r} leaves a sound {20 * np.log10(before / max(after, 1e-12)):.0f} dB "
-                    f"quieter than itself (more than {max_loss_db:.0f} dB: inaudible)")
-            levels.append(after)
+            padded = np.concatenate([excerpt, np.zeros(int(PAD_SECONDS * self.sample_rate), np.float32)])
+            stages = [stage[:len(excerpt)] for stage in self._stages(padded, noise=False)]
+            heard = HeardSound(excerpt, self.sample_rate)
+            self._refuse_if(lambda stage: heard.erased(stage, max_loss_db), stages, InaudibleUnderCondition, what)
+            levels.append(_rms(stages[-1]))
         return min(levels) if levels else 1.0
 
     def parameters(self) -> dict:
@@ -183,53 +296,79 @@ class GroupChain:
                 "transforms": self.steps}
 
     def __call__(self, clip: np.ndarray) -> np.ndarray:
-        """The clip under the condition. Additive noise does not depend on the clip once its parameters are
-        frozen: it is drawn once for the group and added to each clip (the same waveform, at a tenth of the cost)."""
-        with seeded(derived_seed(self.seed, "clip")):
-            for index, transform in enumerate(self.transforms):
-                if type(transform).__name__ in NOISE_LEVEL:
-                    if index not in self._noise:
-                        with seeded(derived_seed(self.seed, "noise", index)):
-                            self._noise[index] = transform(np.zeros(len(clip), np.float32), self.sample_rate)
-                    clip = clip + self._noise[index]
-                else:
-                    clip = transform(clip, self.sample_rate)
-        return np.asarray(clip, dtype=np.float32)
+        """The clip under the condition (a clip the draw was checked on is not run through it again)."""
+        clip = np.asarray(clip, dtype=np.float32)
+        checked = self._checked.get(_key(clip), [])
+        for index, (samples, _) in enumerate(checked):
+            if np.array_equal(samples, clip):
+                return checked.pop(index)[1]
+        return self._stages(clip)[-1]
+
+
+def _key(clip: np.ndarray) -> tuple:
+    """A cheap key of a clip for finding it among the checked ones (which are then compared whole)."""
+    return len(clip), clip[::1021].tobytes()
+
+
+def describe(step: dict) -> str:
+    """A drawn transform for a message: its name and parameters."""
+    values = ", ".join(f"{key}={value:.5g}" if isinstance(value, float) else f"{key}={value}"
+                       for key, value in step.items() if key != "transform")
+    return f"{step['transform']} ({values})" if values else step["transform"]
 
 
 def group_chain(condition: Condition, plan_seed: int, split: str, query_id: str, members, bank,
                 clip_seconds: float) -> GroupChain:
-    """The chain of one candidate group (`members`: every event of its candidates), as `generate` renders
-    it and `validate` re-derives it."""
-    from ..render import event_piece
+    """The chain of one candidate group (`members`: the timeline of each of its candidates), as `generate`
+    renders it and `validate` re-derives it; refused for the group when no draw keeps every sound
+    audible and every clip unclipped."""
+    from ..render import event_piece, render
 
     length = int(round(clip_seconds * bank.sample_rate))
-    pieces = [event_piece(event, bank, length)[1] for event in sorted(set(members), key=repr)]
+    events = sorted({event for timeline in members for event in timeline}, key=repr)
+    pieces = [event_piece(event, bank, length)[1] for event in events]
+    clips = [render(tuple(timeline), bank, clip_seconds) for timeline in members]
     seed = group_seed(plan_seed, split, query_id, condition.name)
     for attempt in range(MAX_GROUP_DRAWS):    # a draw that hides a sound (a room's colour on top of a band) is redrawn
         try:
             return GroupChain(condition, derived_seed(seed, "draw", attempt) if attempt else seed, bank.sample_rate,
-                              length, pieces, key=query_id)
-        except InaudibleUnderCondition as error:
+                              length, pieces, key=query_id, clips=clips)
+        except DrawRefused as error:
             last = error
-    raise InaudibleUnderCondition(f"group {query_id}: {last} in {MAX_GROUP_DRAWS} draws")
+    raise type(last)(f"group {query_id}: none of {MAX_GROUP_DRAWS} draws fits; the last: {last}")
 
 
 def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws: int = 4) -> dict[str, str]:
     """The sounds (by source id, with the reason) that a condition's chain would leave inaudible in any of
-    `draws` draws: left out of the bank before planning, as a resampling that silences a sound is."""
-    found = {}
+    `draws` draws, each sound at the quietest gain an event is mixed at (a quantiser erases quiet sounds
+    first): left out of the bank before planning, as a resampling that silences a sound is. A condition
+    that would leave out more than half of the bank is refused: it is not the benchmark's audio. What was
+    left out is said in one line (the card lists each sound with the reason)."""
+    from ..tasks.base import GAIN_DB
+
+    quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
     for condition in conditions:
         if condition.clean:
             continue
+        left_out = {}
         for draw in range(draws):
             chain = GroupChain(condition, group_seed(seed, split, f"audibility-{draw}", condition.name), rate,
                                int(LEVEL_SECONDS * rate), [])
             for sound in sounds:
-                if sound.source_id in found:
+                if sound.source_id in found or sound.source_id in left_out:
                     continue
                 try:
-                    chain._reference([sound.samples], MAX_LOSS_DB - BANK_MARGIN_DB)
+                    chain._reference([sound.samples * quietest], MAX_LOSS_DB - BANK_MARGIN_DB, repr(sound.label))
                 except InaudibleUnderCondition as error:
-                    found[sound.source_id] = str(error).replace("a sound", f"{sound.label!r}")
+                    left_out[sound.source_id] = str(error)
+        if len(left_out) > len(sounds) / 2:
+            raise ConditionError(f"condition {condition.name!r} would leave {len(left_out)} of the bank's "
+                                 f"{len(sounds)} sounds inaudible, e.g.: {next(iter(left_out.values()))}")
+        found.update(left_out)
+        if left_out:
+            labels = Counter(sound.label for sound in sounds if sound.source_id in left_out)
+            said.append(f"{condition.name!r} ({', '.join(f'{n} {label}' for label, n in sorted(labels.items()))})")
+    if said:
+        log.warning("left out %d of the bank's %d sounds as inaudible under %s; the card lists each with the reason",
+                    len(found), len(sounds), " and ".join(said))
     return found
