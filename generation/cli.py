@@ -14,7 +14,7 @@ def _generate_parser(sub) -> None:
     from .acoustics import presets
     from .config import GenerateConfig
     from .tasks import TASKS
-    from .templates import STYLES
+    from .templates import HOLDOUTS, STYLES
 
     d = GenerateConfig()
     p = sub.add_parser("generate", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -44,8 +44,11 @@ def _generate_parser(sub) -> None:
     p.add_argument("--depth", type=count_range, default=d.depth, metavar="MIN-MAX",
                    help="atoms per query (1: 'A, then B'; 3: 'A, then B together with C, without D'): only "
                         "query shapes within it are drawn (default: all; shapes per task in docs/design.md)")
-    p.add_argument("--text-style", default=d.text_style, choices=list(STYLES),
-                   help="query templates: one module in generation/templates/ each (default: %(default)s)")
+    p.add_argument("--text-style", default=d.text_style,
+                   choices=[*STYLES, *(f"{style}:{holdout}" for style in STYLES for holdout in HOLDOUTS)],
+                   help="query templates: one module in generation/templates/ each; STYLE:seen and STYLE:held-out "
+                        "split every shape's templates in two (every third, counting back from the last, held out), "
+                        "to train on some sentences and test on others (default: %(default)s)")
     p.add_argument("--acoustics", type=lambda text: tuple(filter(None, text.split(","))), default=d.acoustics,
                    metavar="NAME_OR_FILE[,...]",
                    help="acoustic condition applied after the mix, one draw per candidate group: a preset (%s), "

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
 from .sources import SPLITS
 from .tasks import EVENTS_PER_CLIP, TASKS
-from .templates import DEFAULT_STYLE, STYLES
+from .templates import DEFAULT_STYLE, STYLES, known_style
 
 MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
 MAX_CLIP_SECONDS = 600.0
@@ -61,8 +61,9 @@ class GenerateConfig:
                 problems.append(f"{name.replace('_', '-')} must be a range MIN-MAX with 1 <= MIN <= MAX, got {low}-{high}")
         if self.events_per_clip[0] < 2:
             problems.append(f"events-per-clip starts at 2 (a relation needs two sounds), got {self.events_per_clip[0]}")
-        if self.text_style not in STYLES:
-            problems.append(f"unknown text style {self.text_style!r} (choose from {', '.join(STYLES)})")
+        if not known_style(self.text_style):
+            problems.append(f"unknown text style {self.text_style!r} (choose from {', '.join(STYLES)}, or STYLE:seen / "
+                            "STYLE:held-out for a template holdout)")
         if self.sample_rate < MIN_SAMPLE_RATE:
             problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
                             f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "

@@ -7,6 +7,11 @@ adds one. Where a shape tests order, its templates say the sounds in temporal or
 candidates with all of them (half the time for two sounds, a third for three): a rule that ranks the
 first-mentioned sound first then does no better than recognising the sounds (see docs/design.md).
 To add a style: write a module with a TEMPLATES dict like natural.py and add it to STYLES.
+
+Holding templates out (does a model compose, or memorise sentences?): `STYLE:seen` draws only on the
+templates of each shape that `STYLE:held-out` keeps apart, every third counting back from the last (of
+six: the third and the sixth; of two: the second). Train on `natural:seen`, test on `natural:held-out`:
+the same shapes and relations, in sentences the model has never read.
 """
 from __future__ import annotations
 
@@ -16,12 +21,29 @@ from . import natural
 
 STYLES: dict[str, dict[str, tuple[str, ...]]] = {"natural": natural.TEMPLATES}
 DEFAULT_STYLE = "natural"
+HOLDOUTS = ("seen", "held-out")      # STYLE:seen and STYLE:held-out split each shape's templates in two
+
+
+def known_style(style: str) -> bool:
+    """A registered style, or one of its two template holdouts (`natural:seen`, `natural:held-out`)."""
+    base, _, holdout = style.partition(":")
+    return base in STYLES and holdout in ("", *HOLDOUTS)
+
+
+def held_out(count: int) -> set[int]:
+    """The indices of the templates a shape with `count` of them holds out: every third from the last."""
+    return set(range(count - 1, -1, -3))
 
 
 def templates(style: str, shape: str) -> tuple[str, ...]:
-    if style not in STYLES:
-        raise ValueError(f"unknown text style {style!r}; choose from {', '.join(STYLES)}")
-    found = STYLES[style].get(shape)
+    if not known_style(style):
+        raise ValueError(f"unknown text style {style!r}; choose from {', '.join(STYLES)} (or STYLE:seen, "
+                         "STYLE:held-out)")
+    base, _, holdout = style.partition(":")
+    found = STYLES[base].get(shape, ())
+    if holdout:
+        kept = held_out(len(found))
+        found = tuple(t for i, t in enumerate(found) if (i in kept) == (holdout == "held-out"))
     if not found:
         raise ValueError(f"text style {style!r} has no templates for the query shape {shape!r}")
     return found
