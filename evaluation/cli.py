@@ -10,7 +10,8 @@ import numpy as np
 from .encoding import DEFAULT_CACHE
 
 BASELINES = ("random", "oracle", "bag-of-sounds", "first-mentioned-first", "timeline-rule", "shortcut-audit",
-             "two-stage:{text_model}?captions=oracle")
+             "relation-blind", "listwise-audit", "two-stage:{text_model}?captions=oracle")
+LEARNED = ("shortcut-audit", "relation-blind", "listwise-audit")   # adversaries trained on the train split
 WORDS_MARGIN = 0.10   # first-mentioned-first may beat bag-of-sounds by at most this on any cell
 MIN_CELL = 30         # cells with fewer queries are reported, never flagged: their intervals are too wide
 FLAG_RESAMPLES = 10000   # enough for the tails of a Bonferroni-adjusted interval
@@ -220,9 +221,9 @@ def _audit_verdict(result: dict) -> str:
             "acoustics alone find the positive; the generator has a shortcut to fix")
 
 
-def _cell_labels(result: dict) -> np.ndarray:
-    """Each query's breakdown cell key ("order/shape=before/depth=1"), from its per-query columns."""
-    by, rows = result["breakdown"]["by"], result["per_query"]
+def _labels(result: dict, by: list[str]) -> np.ndarray:
+    """Each query's key over the columns `by` ("order/shape=before/depth=1", or just the task)."""
+    rows = result["per_query"]
     return np.array(["/".join(str(v) if c == "task" else f"{c}={v}" for c, v in zip(by, values))
                      for values in zip(*(rows[c] for c in by))], dtype=object)
 
@@ -247,31 +248,67 @@ def _significant(values: np.ndarray, tie: np.ndarray, cells: np.ndarray, seed: i
     return out
 
 
+def _tie_result(result: dict, values: list[float]) -> dict:
+    """A row for the baseline tables holding a tie's per-query values (means per task and per breakdown
+    cell, as `result` has them; no intervals)."""
+    from reasonaudio_metric.functional import task_means
+
+    values = np.asarray(values, dtype=np.float64)
+    tie = {**task_means({"accuracy": values}, _labels(result, ["task"])), "random": result["random"],
+           "num_queries": result["num_queries"]}
+    if "breakdown" in result:
+        means = task_means({"accuracy": values}, _labels(result, result["breakdown"]["by"]))
+        tie["breakdown"] = {"by": result["breakdown"]["by"],
+                            "cells": {key: {**cell, "accuracy": means[key]["accuracy"]}
+                                      for key, cell in result["breakdown"]["cells"].items()}}
+    return tie
+
+
+def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float, str]]:
+    """(system, its per-query accuracy, its tie per query, the gain allowed, what a gain means) for every
+    reasoning-free system the build must hold at its tie."""
+    def accuracy(name):
+        return np.asarray(results[name]["per_query"]["accuracy"], dtype=np.float64)
+
+    def chance(name):
+        return np.full(len(accuracy(name)), results[name]["random"]["average"]["accuracy"])
+
+    checks, bag = [], "bag-of-sounds" in results
+    if "first-mentioned-first" in results and bag:
+        checks.append(("first-mentioned-first", accuracy("first-mentioned-first"), accuracy("bag-of-sounds"),
+                       WORDS_MARGIN, "the order the words name the sounds in gives the answer away; rebalance "
+                                     "these templates"))
+    if "relation-blind" in results:
+        checks.append(("relation-blind", accuracy("relation-blind"),
+                       np.asarray(results["relation-blind"]["per_query"]["count_tie"]), 0.0,
+                       "where the named sounds sit gives the answer away, without the relation"))
+    for name, what in (("shortcut-audit", "clip acoustics alone"), ("listwise-audit", "comparing the candidates")):
+        if name in results:
+            checks.append((name, accuracy(name), chance(name), 0.0, f"{what} (no query) finds the positive"))
+    return checks
+
+
 def _cell_notes(results: dict) -> list[str]:
-    """The cells (task, shape, depth) where reading the words without reasoning pays (first-mentioned-first
-    above bag-of-sounds by more than WORDS_MARGIN, and significantly), or where query-blind acoustics find
-    or avoid the positive (shortcut-audit's accuracy significantly off chance); see `_significant`."""
+    """The tasks, and the cells (task, shape, depth), where a reasoning-free system beats its tie beyond its
+    interval (see `_significant`): first-mentioned-first and the relation-blind adversary against
+    bag-of-sounds, the query-blind audits against chance (below chance is flagged too: a construction that
+    avoids the positive marks it as well)."""
     notes = []
-    words, bag, audit = (results.get(name) for name in ("first-mentioned-first", "bag-of-sounds", "shortcut-audit"))
-    if words and bag:
-        cells = _cell_labels(words)
-        gain = _significant(np.asarray(words["per_query"]["accuracy"]), np.asarray(bag["per_query"]["accuracy"]), cells)
-        for cell, (difference, low, high) in gain.items():
-            if difference > WORDS_MARGIN:
-                notes.append(f"{cell} (n={int(np.sum(cells == cell))}): first-mentioned-first beats bag-of-sounds by "
-                             f"{100 * difference:.1f} points [{100 * low:.1f}, {100 * high:.1f}]: the order the words "
-                             "name the sounds in gives the answer away; rebalance these templates")
-    if audit:
-        cells = _cell_labels(audit)
-        accuracy = np.asarray(audit["per_query"]["accuracy"])
-        chance = np.full(len(accuracy), audit["random"]["average"]["accuracy"])
-        for cell, (difference, low, high) in _significant(accuracy, chance, cells).items():
-            side = "find the positive" if difference > 0 else "avoid the positive (below chance)"
-            notes.append(f"{cell} (n={int(np.sum(cells == cell))}): shortcut-audit is {100 * difference:+.1f} points "
-                         f"[{100 * low:+.1f}, {100 * high:+.1f}] off chance: clip acoustics alone {side} here")
-    return notes or [f"no cell of {MIN_CELL} queries or more where first-mentioned-first beats bag-of-sounds by more "
-                     f"than {100 * WORDS_MARGIN:.0f} points, or where shortcut-audit is off chance, beyond its "
-                     "interval (95 % over all cells tested)"]
+    for name, values, tie, margin, meaning in _checks(results):
+        result = results[name]
+        levels = [["task"]] + ([result["breakdown"]["by"]] if "breakdown" in result else [])
+        for by in levels:
+            cells = _labels(result, by)
+            for cell, (difference, low, high) in _significant(values, tie, cells).items():
+                if difference > margin or (margin == 0.0 and difference < 0):
+                    reference = {"first-mentioned-first": "bag-of-sounds", "relation-blind": "its count tie"
+                                 }.get(name, "chance")
+                    side = meaning if difference > 0 else "the construction avoids the positive (below its tie)"
+                    notes.append(f"{cell} (n={int(np.sum(cells == cell))}): {name} is {100 * difference:+.1f} points "
+                                 f"[{100 * low:+.1f}, {100 * high:+.1f}] from {reference}: {side}")
+    return notes or [f"no task, and no cell of {MIN_CELL} queries or more, where first-mentioned-first beats "
+                     f"bag-of-sounds by more than {100 * WORDS_MARGIN:.0f} points, where relation-blind is off "
+                     "bag-of-sounds, or where an audit is off chance, beyond its interval (95 % over the cells tested)"]
 
 
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
@@ -287,8 +324,8 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     results, notes = {}, []
     for spec in BASELINES:
         spec = spec.format(text_model=text_model)
-        if spec == "shortcut-audit" and train:
-            spec = f"shortcut-audit:?train={train}"
+        if spec in LEARNED and train:
+            spec = f"{spec}:?train={train}"
         try:
             system = open_system(spec, device=device)
         except (ImportError, ValueError) as error:  # e.g. no text model offline: the other rows still count
@@ -300,6 +337,11 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
                           "seed": 0, "acoustics": acoustics}
             write_results(Path(out) / system.name.split(":")[0], result, run_record(system, spec, data_path, parameters))
         results[system.name] = result
+        if system.name == "relation-blind":
+            from .systems.relation_blind import count_tie
+
+            result["per_query"]["count_tie"] = count_tie(data).tolist()
+            results["relation-blind's count tie"] = _tie_result(result, result["per_query"]["count_tie"])
         if system.name.startswith("shortcut-audit"):
             notes.append(_audit_verdict(result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
@@ -307,7 +349,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals in baselines.json (--out):\n\n"
                   + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
     for result in results.values():
-        result.pop("per_query")
+        result.pop("per_query", None)
     if out:
         place_files(Path(out), {"baselines.md": lambda path: path.write_text(table),
                                 "baselines.json": lambda path: path.write_text(json.dumps(results, indent=2) + "\n")})

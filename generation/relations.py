@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
 ORDER_GAP = 0.5          # before(X, Y): X.offset + 0.5 s <= Y.onset
@@ -91,49 +92,80 @@ def _absent(y: Event | None) -> Relevance:
     return _clear(y is None, y is not None)
 
 
+def _ms(seconds: float) -> int:
+    """A time in integer milliseconds, the resolution events are planned and published at: every margin is
+    then compared exactly (a `longer` at exactly 2x, equal lengths, a `lasts` on its bound mean what the
+    margins say, not what floating-point rounding makes of them)."""
+    return round(seconds * 1000)
+
+
+def _length(x: Event) -> int:
+    return _ms(x.offset) - _ms(x.onset)
+
+
+def _exact(value: float) -> Fraction:
+    """A margin as the decimal it is written as (0.1 is 1/10, not the nearest double)."""
+    return Fraction(str(value))
+
+
+ORDER_GAP_MS, OVERLAP_MS = _ms(ORDER_GAP), _ms(OVERLAP_SECONDS)
+SHORT_MS, LONG_MS = _ms(SHORT_SECONDS), _ms(LONG_SECONDS)
+OVERLAP_RATIO, LONGER = _exact(OVERLAP_FRACTION), _exact(LONGER_RATIO)
+
+
+def _at_least(value: int, ratio: Fraction, of: int) -> bool:
+    """value >= ratio x of, in integers."""
+    return value * ratio.denominator >= ratio.numerator * of
+
+
 def _before(x: Event | None, y: Event | None) -> Relevance:
     if x is None or y is None:
         return NO
     if _overlap(x, y) is YES:
         return NO
-    return _clear(x.offset + ORDER_GAP <= y.onset, y.offset + ORDER_GAP <= x.onset)
+    return _clear(_ms(x.offset) + ORDER_GAP_MS <= _ms(y.onset), _ms(y.offset) + ORDER_GAP_MS <= _ms(x.onset))
 
 
-def _shared(x: Event, y: Event) -> float:
-    return min(x.offset, y.offset) - max(x.onset, y.onset)  # negative: the gap between them
+def _shared(x: Event, y: Event) -> int:
+    """Milliseconds both sound (negative: the gap between them)."""
+    return min(_ms(x.offset), _ms(y.offset)) - max(_ms(x.onset), _ms(y.onset))
 
 
 def _overlap(x: Event | None, y: Event | None) -> Relevance:
     if x is None or y is None:
         return NO
     shared = _shared(x, y)
-    enough = shared >= OVERLAP_FRACTION * min(x.seconds, y.seconds) and shared >= OVERLAP_SECONDS
-    return _clear(enough, -shared >= ORDER_GAP)
+    enough = _at_least(shared, OVERLAP_RATIO, min(_length(x), _length(y))) and shared >= OVERLAP_MS
+    return _clear(enough, -shared >= ORDER_GAP_MS)
 
 
 def _longer(x: Event | None, y: Event | None) -> Relevance:
     if x is None or y is None:
         return NO
-    return _clear(x.seconds >= LONGER_RATIO * y.seconds, x.seconds <= y.seconds)
+    return _clear(_at_least(_length(x), LONGER, _length(y)), _length(x) <= _length(y))
 
 
 def _short(x: Event | None) -> Relevance:
     if x is None:
         return NO
-    return _clear(x.seconds <= SHORT_SECONDS, x.seconds >= LONG_SECONDS)
+    return _clear(_length(x) <= SHORT_MS, _length(x) >= LONG_MS)
 
 
 def _long(x: Event | None) -> Relevance:
     if x is None:
         return NO
-    return _clear(x.seconds >= LONG_SECONDS, x.seconds <= SHORT_SECONDS)
+    return _clear(_length(x) >= LONG_MS, _length(x) <= SHORT_MS)
 
 
 def _lasts(x: Event | None, seconds: str) -> Relevance:
+    """Exact rationals: N as written ("5", "2.5") in milliseconds, its tolerances too."""
     if x is None:
         return NO
-    target, error = float(seconds), abs(x.seconds - float(seconds))
-    return _clear(error <= max(LASTS_YES[0], LASTS_YES[1] * target), error >= max(LASTS_NO[0], LASTS_NO[1] * target))
+    target = Fraction(seconds) * 1000
+    error = abs(_length(x) - target)
+    yes = max(_exact(LASTS_YES[0]) * 1000, _exact(LASTS_YES[1]) * target)
+    no = max(_exact(LASTS_NO[0]) * 1000, _exact(LASTS_NO[1]) * target)
+    return _clear(error <= yes, error >= no)
 
 
 RELATIONS = {

@@ -79,9 +79,16 @@ def test_bag_of_sounds_recognises_without_reasoning(small_corpus):
     data = EvalData.load(str(small_corpus))
     result = run(open_system("bag-of-sounds"), data, "group", bootstrap=0, progress=False)
     assert result["negation"]["accuracy"] == 0.0                 # the hard negatives hold one more mentioned sound
-    for task in ("order", "overlap", "duration"):                # a tie with the positive's flips (one per atom)
-        depths = [d for t, d in zip(data.queries["task"], data.queries["depth"]) if t == task]
-        assert result[task]["accuracy"] == pytest.approx(np.mean([1 / (1 + d) for d in depths])), task
+    from evaluation.systems.annotations import clip_events, mentioned_labels, query_atoms
+
+    labels = dict(zip(data.corpus["clip_id"], ({e.label for e in events} for events in clip_events(data.corpus))))
+    ties = {}
+    for task, atoms, group in zip(data.queries["task"], query_atoms(data.queries), data.queries["candidates"]):
+        holding = sum(mentioned_labels(atoms) <= labels[clip] for clip in group)   # the positive's whole member
+        ties.setdefault(task, []).append(1 / holding)
+    for task in ("order", "overlap", "duration"):                # a tie with every version of the positive's member
+        assert result[task]["accuracy"] == pytest.approx(np.mean(ties[task])), task
+        assert result[task]["accuracy"] <= 0.5
 
 
 def test_random_baseline_is_seeded_and_near_chance(with_train):
@@ -151,10 +158,11 @@ def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
         results[name] = score(np.array(matrix), queries, bootstrap=100, by=("task", "shape", "depth"), per_query=True)
         results[name]["per_query"].update({c: queries[c] for c in ("task", "shape", "depth")})
     notes = "\n".join(_cell_notes(results))
-    assert f"order/shape=before/depth=1 (n={big}): first-mentioned-first beats bag-of-sounds by 40.0 points" in notes
-    assert "order/shape=chain" not in notes                       # 100 points, but 6 queries: never flagged
+    assert f"order/shape=before/depth=1 (n={big}): first-mentioned-first is +40.0 points" in notes
+    assert "order/shape=chain" not in notes                       # 50 points, but 6 queries: never flagged
     assert f"overlap/shape=overlap/depth=1 (n={big}): shortcut-audit is -50.0 points" in notes
-    assert "below chance" in notes and len(notes.splitlines()) == 2
+    assert f"order (n={big + small}): first-mentioned-first" in notes and f"overlap (n={big}): shortcut-audit" in notes
+    assert "below its tie" in notes and len(notes.splitlines()) == 4
 
 
 def test_timeline_features_read_the_envelope():

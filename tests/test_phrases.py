@@ -71,6 +71,35 @@ def test_order_templates_name_sounds_in_temporal_order_no_more_often_than_chance
     assert any(t.index("{z}") < t.index("{a}") for t in STYLES["natural"]["present-absent"]), "one names z first"
 
 
+# What a template may say, by the relation it expresses: each template must say every relation its shape's
+# atoms hold and no other; words that place a sound absolutely (an unmentioned sound may come before or
+# after) or claim more than the margins ("during": containment; "briefly": an absolute length) never.
+RELATION_WORDS = {
+    "before": r"\bthen\b|followed by|\bafter\b|preceded by|\bbefore\b|following|afterwards|later|in between",
+    "overlap": r"same time|overlapping|overlaps|together with|simultaneously",
+    "longer": r"longer|shorter",
+    "lasts": r"\{n\} seconds",
+    "absent": r"without|no sign of|no trace of|\bnot\b|neither|\bnor\b",
+}
+CLAIMS_MORE = re.compile(r"\b(?:first|finally|at the end|at the start|at last|last|beginning|during|briefly|"
+                         r"immediately|right after|just after|only|exactly)\b")
+
+
+def test_every_template_says_its_constraint_and_nothing_more():
+    for style, name, template in TEMPLATES:
+        said = {relation for relation, words in RELATION_WORDS.items() if re.search(words, template)}
+        atoms = {atom.relation for atom in SHAPES[name].symbolic_atoms()} - {"present"}
+        assert said == atoms, (style, name, template, said, atoms)
+        assert not CLAIMS_MORE.search(template), (style, name, template)
+
+
+def test_the_rule_set_on_relations_catches_what_it_should():
+    for wrong in ("first {a}, then {b}", "{b} during {a}", "{a}, and finally {b}", "{b} only briefly"):
+        assert CLAIMS_MORE.search(wrong), wrong
+    assert {r for r, w in RELATION_WORDS.items() if re.search(w, "{a} and {b} at the same time, without {z}")} == \
+        {"overlap", "absent"}
+
+
 def problems(text: str) -> list[str]:
     found = []
     lower = text.lower()

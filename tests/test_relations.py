@@ -87,6 +87,21 @@ def test_margins(events, atom, expected):
     assert relevant([atom], events) is expected
 
 
+@pytest.mark.parametrize("events, atom, expected", [
+    ([ev("a", 0.1, 8.9)], Atom("lasts", ("a", "8")), YES),                    # 0.8 s off: on the yes bound
+    ([ev("a", 0.1, 0.7), ev("b", 1.3, 1.6)], Atom("longer", ("a", "b")), YES),  # exactly 2 x
+    ([ev("a", 0.1, 0.7), ev("b", 1.3, 1.9)], Atom("longer", ("a", "b")), NO),   # equal lengths
+    ([ev("a", 0.1, 1.1), ev("b", 1.6, 2.0)], Atom("before", ("a", "b")), YES),  # a gap of exactly 0.5 s
+    ([ev("a", 0.1, 1.3), ev("b", 0.7, 1.9)], Atom("overlap", ("a", "b")), YES),  # shared exactly half of each
+    ([ev("a", 0.2, 3.2)], Atom("lasts", ("a", "5")), NO),                       # exactly max(1, 0.4 N) = 2 s off
+    ([ev("a", 0.3, 1.8)], Atom("short", ("a",)), YES),                          # exactly 1.5 s
+])
+def test_margins_are_decided_exactly_on_their_bounds(events, atom, expected):
+    """Times in decimal seconds whose differences are not exact in binary (8.9 - 0.1 = 8.800000000000001):
+    the spec decides, in integer milliseconds, not floating-point rounding."""
+    assert relevant([atom], events) is expected
+
+
 def test_a_class_may_occur_once_per_clip():
     with pytest.raises(ValueError, match="occurs twice"):
         relevant([Atom("present", ("a",))], [ev("a", 0, 1), ev("a", 2, 3)])

@@ -2,9 +2,9 @@
 
 A shape is one kind of query: the sounds it relates (roles a, b, c), the sounds that must be absent
 (z, z2), the atoms it states, the blocks its core sounds stand in, and one minimal-pair flip per tested
-atom. A task is a list of shapes. Planning a group: draw members (a base scene and its flips) whose
-related sounds form a cycle, pad every clip of the group to the same number of events with unmentioned
-sounds, verify every candidate with `relevant`, shuffle (see `_try_group`).
+atom. A task is a list of shapes. Planning a group: draw members (a base scene and the closure of its
+flips) whose related sounds form a cycle, pad every clip of the group to the same number of events with
+unmentioned sounds, verify every candidate with `relevant`, shuffle (see `_try_group`).
 """
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ EVENTS_PER_CLIP = (2, 5)
 
 class PlanningError(ValueError):
     pass
+
+
+NO_CLOSURE = object()   # _try_group's answer when a member's flips cannot all be combined
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,30 @@ class Shape:
     def flips(self, scene: Scene, rng, absent: dict) -> list[Scene]:
         """One minimal pair per tested atom (`absent`: role -> the AtomicSound that must be absent); by
         default, for each absent sound, that sound put in the place of an unmentioned one."""
-        return absent_flips(scene, rng, absent, self.unmentioned(scene))
+        return absent_flips(scene, rng, absent, self.unmentioned(scene), frozenset(self.partners))
+
+    def closure_size(self) -> int:
+        """How many versions a member's closure has (see `closure`)."""
+        return 2 ** self.tested
+
+    def closure(self, scene: Scene, flips: list[Scene], rng, absent: dict) -> Optional[list[Scene]]:
+        """The flips and every combination of them (a square for two tested atoms, a cube for three), or None
+        when they cannot all be made at once (two would change one slot). In a closure every version is one
+        edit from as many others as any other version is: no version is the centre a listwise ranker could
+        find (a base with its flips is a star whose centre is the base, the positive: 33.6 % on
+        overlap-before). Sound changes are merged by role; a flip that moves blocks (an order swap) is made
+        anew on the merged scene."""
+        out = list(flips)
+        for size in range(2, len(flips) + 1):
+            for subset in combinations(range(len(flips)), size):
+                moving = [i for i in subset if not _keeps_places(scene, flips[i])]
+                composite = _merged(scene, [flips[i] for i in subset if i not in moving])
+                for index in moving:
+                    composite = composite and self.flips(composite, rng, absent)[index]
+                if composite is None:
+                    return None
+                out.append(composite)
+        return out
 
     def unmentioned(self, scene: Scene) -> set[str]:
         return {slot.role for slot in scene.slots() if slot.role not in self.relates}
@@ -241,21 +267,37 @@ class SoundPicker:
         return longer[self.rng.integers(len(longer))] if longer else sound
 
 
+def _holding(scene: Scene, excluded: list, places: set[str], rng) -> Scene:
+    """`scene` with the query's excluded sound in one of its unmentioned places, where it fits. Half the
+    other members hold it, so that the positive is not the one candidate holding some but not all of the
+    named sounds: counting them found every negation positive (a relation-blind rule needs no more)."""
+    for sound in excluded:
+        fitting = sorted(slot.role for slot in scene.slots() if slot.role in places and fits(sound, slot))
+        if fitting:
+            scene = scene.with_sound(fitting[rng.integers(len(fitting))], sound)
+    return scene
+
+
 def fits(sound, slot: Slot) -> bool:
     """Can `sound` take `slot`'s place at exactly its length: looped or cropped, never stretched?"""
     return sound.kind == "continuous" or sound.seconds >= slot.seconds
 
 
-def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str]) -> list[Scene]:
+def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: frozenset[str] = frozenset()) -> list[Scene]:
     """For each absent sound, one minimal pair: it takes the place of an unmentioned sound it fits (never
-    of a named sound, wherever a trade has moved it, nor of another absent sound)."""
-    flips, taken = [], scene.named | {sound.label for sound in absent.values()}
+    of a named sound, wherever a trade has moved it, nor of another absent sound). Places the other flips
+    do not use (not in `spare`: the stand-ins), and a different place for each absent sound, come first,
+    so that the flips can also be made together (a member's closure)."""
+    flips, taken, used = [], scene.named | {sound.label for sound in absent.values()}, set()
     for sound in absent.values():
         places = [slot.role for slot in scene.slots()
                   if slot.role in unmentioned and slot.label not in taken and fits(sound, slot)]
         if not places:
             return []
-        flips.append(scene.with_sound(places[rng.integers(len(places))], sound))
+        free = [role for role in places if role not in spare and role not in used] or places
+        chosen = free[rng.integers(len(free))]
+        used.add(chosen)
+        flips.append(scene.with_sound(chosen, sound))
     return flips
 
 
@@ -315,9 +357,11 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
     if not shapes:
         check_feasible(task, by_label, clip_seconds, events, depths)
     for _ in range(MAX_ATTEMPTS):
-        plan = _try_group(task, shapes[rng.integers(len(shapes))], query_id, picker, candidates, clip_seconds,
-                          events, style)
-        if plan is not None and plan.text not in forbidden_texts:
+        shape = shapes[rng.integers(len(shapes))]
+        plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
+        if plan is NO_CLOSURE:   # this draw's flips cannot all be made at once (no free place left): a star
+            plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style, closed=False)
+        if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts:
             return plan
     raise PlanningError(f"could not plan a valid group for {query_id} in {MAX_ATTEMPTS} attempts; "
                         f"the bank has too few distinct classes for {candidates} candidates")
@@ -362,9 +406,12 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
     return Scene(tuple(blocks), round(float(rng.uniform(*GAP_SECONDS)), 3), float(rng.uniform()), named)
 
 
-def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, events, style) -> Optional[QueryPlan]:
-    """A group of members that all look alike: each is a base scene plus one minimal-pair flip per tested
-    atom, and the positive is the base of the first. When the query relates sounds, the members' sounds
+def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, events, style,
+               closed: bool = True) -> Optional[QueryPlan]:
+    """A group of members that all look alike: each is a base scene with its minimal-pair flips (one per
+    tested atom) closed under combination (`Shape.closure`; a star, the base and its flips, where `closed`
+    is off or the draw leaves the flips no room to combine: then `NO_CLOSURE`), and the positive is the
+    base of the first. When the query relates sounds, the members' sounds
     form a cycle (c0,c1), (c1,c2), ... (cm,c0) — for three sounds (c0,c1,c2), (c2,c3,c4), ... — so every
     sound, the query's own included, appears equally often and neighbouring members are partial
     matches. A group built as the positive plus one-sound replacements of it would make the positive
@@ -377,7 +424,13 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         return None
     layout = layout_for(shape, counts[rng.integers(len(counts))], parameters, clip_seconds)
     versions = 1 + shape.tested
-    members_count = max(1, candidates // versions)
+    closed = closed and shape.closure_size() <= candidates
+    if closed:       # whole closures (a pair, a square, a cube, an orbit), the rest a part of one more
+        full, left = divmod(candidates, shape.closure_size())
+        sizes = [shape.closure_size()] * full + ([left] if left > 1 else [])
+    else:            # too few candidates for a closure: stars (a base and its flips), composites fill in
+        sizes = [versions] * max(1, candidates // versions)
+    members_count = len(sizes)
     taken: set[str] = set()
     named: set[str] = set()
 
@@ -406,7 +459,9 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     if any(s is None for member in related for s in member):
         return None
     named.update(s.label for s in related[0])
-    members, words = [], None
+    members, words, excluded = [], None, []
+    others = np.arange(1, members_count)     # half the other members hold the query's excluded sound (below)
+    holding_excluded = set(rng.choice(others, size=len(others) // 2, replace=False).tolist()) if shape.absent else set()
     for j, member in enumerate(related):
         sounds = dict(zip(relates, member))
         extra = _unmentioned(shape, layout, sounds, draw)
@@ -415,6 +470,8 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         sounds.update(extra)
         scene = _scene(shape, layout, sounds, shape.lengths(rng, parameters), picker)
         unmentioned = {role for role in sounds if role not in relates}
+        if j in holding_excluded:
+            scene = _holding(scene, excluded, unmentioned - set(shape.partners), rng)
         absent = {}
         for role in shape.absent_roles:
             shortest = min(scene.slot(r).seconds for r in unmentioned)
@@ -423,14 +480,21 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
                 return None
             absent[role] = sound
         if j == 0:
+            excluded = list(absent.values())[:1]
             named.update(s.label for s in absent.values())
             words = {**{r: s.label for r, s in sounds.items() if r in relates},
                      **{r: s.label for r, s in absent.items()}, **parameters}
         flips = shape.flips(scene, rng, absent)
         if len(flips) != versions - 1:
             return None
+        if closed:
+            flips = shape.closure(scene, flips, rng, absent)
+            if flips is None:
+                return NO_CLOSURE
+            start = int(rng.integers(len(flips)))       # a pair member: its base and one flip, of any kind
+            flips = flips if sizes[j] == len(flips) + 1 else (flips[start:] + flips[:start])[:sizes[j] - 1]
         members.append(([scene] + flips, absent))
-    scenes = _fill(shape, members, candidates, rng)
+    scenes = [scene for versions_, _ in members for scene in versions_] if closed else _fill(shape, members, candidates, rng)
     while len(scenes) < candidates:          # no composite left (a single flip per member): lone base scenes
         sounds = {}
         for role in relates:
@@ -456,6 +520,24 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     options = templates(style, shape.name)
     text = render(options[rng.integers(len(options))], {**phrases, **parameters})
     return QueryPlan(query_id, task.name, shape.name, text, atoms, clips, positive, hard_ids)
+
+
+def _merged(scene: Scene, flips: list[Scene]) -> Optional[Scene]:
+    """The flips' sound changes made at once (each keeps every place: a trade or a stand-in, the same roles
+    at the same times), or None when two change the same slot."""
+    changes: dict[str, Slot] = {}
+    for flip in flips:
+        for before, after in zip(scene.slots(), flip.slots()):
+            if after != before:
+                if before.role in changes:
+                    return None
+                changes[before.role] = after
+    return scene._map(lambda slot: changes.get(slot.role, slot))
+
+
+def _keeps_places(scene: Scene, flip: Scene) -> bool:
+    return [(b.host.role, b.inner and b.inner.role) for b in flip.blocks] == \
+        [(b.host.role, b.inner and b.inner.role) for b in scene.blocks]
 
 
 def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:

@@ -7,6 +7,9 @@ length is tested are continuous (croppable to any length), and `lasts` pairs its
 whose length is across the margin; the partner is longer as often as shorter, so "the named sound is
 the longer" is right half the time.
 """
+from dataclasses import replace
+from itertools import permutations
+
 from ..relations import LASTS_NO, LASTS_YES, Atom
 from .base import CONTINUOUS, STEADY, Shape, Task, layout_for
 
@@ -15,9 +18,13 @@ LONGER_RATIO = (2.1, 2.6)       # ... is this many times the shorter (>= 2, the 
                                 # ranges overlap (shorter up to 1.9 s), so no length alone tells the longer
 CHAIN_SECONDS = (3.5, 4.5)      # the longest of a chain; each next one 2.1-2.3 times shorter
 CHAIN_RATIO = (2.1, 2.3)
-# lasts: N -> the partner's length (the flip gives it to the named sound) and how far it may vary, for 10 s
-# and 30 s clips; always beyond the "no" margin of N
-LASTS_PARTNER = {2: (4.0, 0.3), 5: (1.2, 0.2), 8: (0.6, 0.06), 10: (15.0, 0.5), 15: (8.0, 0.5), 20: (5.0, 0.5)}
+# lasts: N -> the partner's length (the flip gives it to the named sound) and how far it may vary; always
+# beyond the "no" margin of N. In 10 s clips N is 2 or 5 and each one's partner is the other, as long as a
+# named sound of that N (its N +- a third of its "yes" tolerance): the named sound's length then has the
+# same distribution in positives and hard negatives, so a rule that knows the named sound but not N learns
+# nothing from it (with 2 -> 4, 5 -> 1.2, 8 -> 0.6 s partners, "the named sound lasts 2, 5 or 8 s" found
+# every positive). 30 s clips keep partners outside the set (10 -> 15, 15 -> 8, 20 -> 5 s).
+LASTS_PARTNER = {2: (5.0, 0.5 / 3), 5: (2.0, 0.25 / 3), 10: (15.0, 0.5), 15: (8.0, 0.5), 20: (5.0, 0.5)}
 
 
 class Longer(Shape):
@@ -60,6 +67,25 @@ class LongerChain(Shape):
     def flips(self, scene, rng, absent):
         return [scene.swap_sounds("a", "b"), scene.swap_sounds("b", "c")]
 
+    def closure_size(self) -> int:
+        return 6
+
+    def closure(self, scene, flips, rng, absent):
+        """All six ways the three recordings can take the three lengths, the two flips first: each is one
+        trade from three others, so no version is a centre (both flips trade b, so they do not merge)."""
+        sounds = {role: scene.slot(role) for role in self.relates}
+        seen, out = {scene.blocks, *(flip.blocks for flip in flips)}, list(flips)
+        for order in permutations(self.relates):
+            given = dict(zip(self.relates, order))
+            version = scene._map(lambda slot: replace(slot, label=sounds[given[slot.role]].label,
+                                                      source_id=sounds[given[slot.role]].source_id,
+                                                      continuous=sounds[given[slot.role]].continuous)
+                                 if slot.role in given else slot)
+            if version.blocks not in seen:
+                seen.add(version.blocks)
+                out.append(version)
+        return out
+
 
 def tolerance(n: float) -> tuple[float, float]:
     """How far from N a length is a clear yes, and from how far a clear no (relations.LASTS_*)."""
@@ -70,7 +96,7 @@ class Lasts(Shape):
     name = "lasts"
     partners = ("w",)
     needs = {"a": STEADY, "w": STEADY}
-    set_for = {10.0: (2, 5, 8), 30.0: (10, 15, 20)}   # N that fit clips of at least this length
+    set_for = {10.0: (2, 5), 30.0: (10, 15, 20)}   # N that fit clips of at least this length
 
     def atoms(self, w):
         return [Atom("lasts", (w["a"], w["n"]))]

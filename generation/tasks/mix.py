@@ -44,9 +44,21 @@ class LastsPresentAbsent(Lasts):
     name = "lasts-present-absent"
     relates = ("a", "b")
     absent = 1
+    needs = {"a": STEADY, "w": STEADY, "b": CONTINUOUS}
 
     def atoms(self, w):
         return super().atoms(w) + [Atom("present", (w["b"],))] + _absent(w)
+
+    def lengths(self, rng, parameters):
+        """b sits inside the longer of the two places (N's and its partner's, 2 and 5 s in 10 s clips:
+        three blocks of them would not fit), a third to three fifths of it."""
+        lengths = super().lengths(rng, parameters)
+        return lengths | {"b": round(float(rng.uniform(0.35, 0.6)) * max(lengths["a"], lengths["w"]), 3)}
+
+    def layout(self, rng, seconds):
+        host = max(("a", "w"), key=lambda role: seconds[role])
+        blocks = [("a", "b" if host == "a" else None), ("w", "b" if host == "w" else None)]
+        return blocks if rng.uniform() < 0.5 else blocks[::-1]
 
 
 class BeforeOverlapAbsent(OverlapBefore):
@@ -66,11 +78,14 @@ class BeforeOverlapAbsent(OverlapBefore):
 
     def lengths(self, rng, parameters):
         lengths = Overlap.lengths(self, rng, parameters)
+        lengths.pop("h")                 # five sounds: no host of the stand-in's own (as overlap-before)
         lone = round(float(rng.uniform(*self.lone_seconds)), 3)
         return lengths | {"a": lone, "v": lone}
 
     def longest(self, parameters):
-        return Overlap.longest(self, parameters) | {"a": self.lone_seconds[1], "v": self.lone_seconds[1]}
+        longest = Overlap.longest(self, parameters)
+        longest.pop("h")
+        return longest | {"a": self.lone_seconds[1], "v": self.lone_seconds[1]}
 
     def layout(self, rng, seconds):
         """a, b holding c, then w and v in either order: c in w's place still comes after a and b."""

@@ -1,8 +1,11 @@
 """overlap: two sounds at the same time. The shorter (the inner sound) sits inside the longer (the host);
-its stand-in, an unmentioned sound exactly as long, stands alone in a block of its own. The hard negative
-makes the inner sound and its stand-in trade places (Scene.swap_sounds): the stand-in is heard inside
-the host and the inner sound alone. Every time stays where it was, so every clip of a group has the
-same overlapping pairs, spans and silences, at the same places.
+its stand-in, an unmentioned sound exactly as long, sits inside a host of its own (an unmentioned sound
+drawn like the pair's host), before or after the pair. The hard negative makes the inner sound and its
+stand-in trade places (Scene.swap_sounds): the stand-in is heard inside the named host, the inner sound
+inside the other. Every time stays where it was, and both versions are two hosts each holding a sound:
+the first, last, longest and loudest sound heard is a host in both, so where the named sounds sit says
+nothing but whether they overlap. (With the stand-in alone after the pair, the inner sound was the last
+sound heard in the hard negative and never in the positive: "no named sound is last" found 91 %.)
 
 All of them are continuous and steady (heard throughout), so the host is heard all along what it holds:
 "at the same time" holds for what a listener hears.
@@ -18,8 +21,8 @@ OVERLAP_MIN = 0.6
 class Overlap(Shape):
     name = "overlap"
     relates = ("a", "b")
-    partners = ("w",)              # the inner sound's stand-in
-    needs = {"a": STEADY, "b": STEADY, "w": STEADY}
+    partners = ("w", "h")          # the inner sound's stand-in, and the host that holds it
+    needs = {"a": STEADY, "b": STEADY, "w": STEADY, "h": CONTINUOUS}
     host_roles = ("a", "b")        # which of the pair holds the other: drawn per scene
     host_seconds, inner_share = HOST_SECONDS, INNER_SHARE
 
@@ -30,11 +33,12 @@ class Overlap(Shape):
         host = round(float(rng.uniform(*self.host_seconds)), 3)
         inner = round(max(OVERLAP_MIN, float(rng.uniform(*self.inner_share)) * host), 3)
         first = self.host_roles[rng.integers(len(self.host_roles))]
-        return {first: host, self.inner_of(first): inner, "w": inner}
+        other = round(max(float(rng.uniform(*self.host_seconds)), inner / self.inner_share[1]), 3)
+        return {first: host, self.inner_of(first): inner, "w": inner, "h": other}
 
     def longest(self, parameters):
         most = self.host_seconds[1]
-        return {role: most for role in self.host_roles} | {"w": most * self.inner_share[1]}
+        return {role: most for role in self.host_roles} | {"w": most * self.inner_share[1], "h": most}
 
     def inner_of(self, host: str) -> str:
         return "b" if host == "a" else "a"
@@ -44,10 +48,11 @@ class Overlap(Shape):
         return host, self.inner_of(host)
 
     def layout(self, rng, seconds):
-        """The stand-in after the pair: in the hard negative the inner sound then still starts after the
-        host, as in the positive, so "which is named first" says nothing (the layout is the same in every
-        version of a group, so it tells them nothing either)."""
-        return [self.pair(seconds), ("w", None)]
+        """The pair and the stand-in's host holding it, in either order: in the hard negative the inner
+        sound then starts before its named host as often as after it (which of the two the text names
+        first is drawn apart from that, so first-mentioned-first gains nothing)."""
+        blocks = [self.pair(seconds), ("h", "w")]
+        return blocks if rng.uniform() < 0.5 else blocks[::-1]
 
     def flips(self, scene, rng, absent):
         inner = next(b.inner.role for b in scene.blocks if b.inner is not None and b.inner.role in self.relates)
@@ -72,10 +77,14 @@ class OverlapBefore(Overlap):
 
     def lengths(self, rng, parameters):
         lone = round(float(rng.uniform(*self.lone_seconds)), 3)
-        return super().lengths(rng, parameters) | {"c": lone, "v": lone}
+        lengths = super().lengths(rng, parameters)
+        lengths.pop("h")                 # five sounds leave no room for the stand-in's own host
+        return lengths | {"c": lone, "v": lone}
 
     def longest(self, parameters):
-        return super().longest(parameters) | {"c": self.lone_seconds[1], "v": self.lone_seconds[1]}
+        longest = super().longest(parameters)
+        longest.pop("h")
+        return longest | {"c": self.lone_seconds[1], "v": self.lone_seconds[1]}
 
     def layout(self, rng, seconds):
         """v, a holding b, w, c: b in w's place still comes after a and before c."""

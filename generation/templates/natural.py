@@ -1,4 +1,11 @@
-"""The default text style: plain English, several templates per shape, some in the opposite order to time."""
+"""The default text style: plain English, several templates per shape, some in the opposite order to time.
+
+Every template says exactly what its shape's constraint says: relative order ("then", "after",
+"preceded by"), never an absolute place ("first", "finally", "at the end": an unmentioned sound may come
+before or after the named ones); "at the same time" and "overlapping", never "during" (the constraint
+allows partial overlap, "during" reads as containment); lengths relative to each other or "about N
+seconds", never "briefly" (no atom bounds the shorter sound's own length). tests/test_phrases.py checks
+each template's relation words against its shape's atoms."""
 
 TEMPLATES = {
     # negation
@@ -25,16 +32,16 @@ TEMPLATES = {
     "before": (
         "{a}, then {b}",
         "{a} followed by {b}",
-        "first {a}, and afterwards {b}",
+        "{a}, and afterwards {b}",
         "{b}, after {a}",
         "{b}, preceded by {a}",
         "{b}, following {a}",
     ),
     # chains: a third of the templates name the sounds in temporal order
     "chain": (
-        "first {a}, then {b}, and finally {c}",
+        "{a}, then {b}, and later {c}",
         "{a}, followed by {b} and then {c}",
-        "{c} at the end, after {a} and then {b}",
+        "{c}, coming after {a} and then {b}",
         "{b}, after {a} and before {c}",
         "{c}, preceded by {b}, and before that {a}",
         "{a}, then {c}, with {b} in between",
@@ -49,21 +56,21 @@ TEMPLATES = {
         "{b} at the same time as {a}",
     ),
     "overlap-before": (
-        "{b} during {a}, and then {c}",
+        "{b} at the same time as {a}, and {c} after {a}",
         "{a}, with {b} at the same time, and afterwards {c}",
-        "{c}, following {b} heard during {a}",
-        "{c}, preceded by {b} during {a}",
+        "{c}, after {a} overlapping with {b}",
+        "{c}, preceded by {a} overlapping with {b}",
     ),
     # duration
     "longer": (
         "{a} lasting much longer than {b}",
         "{b}, much shorter than {a}",
         "{a} going on far longer than {b}",
-        "{b} only briefly, {a} for much longer",
+        "{b}, and {a} for much longer",
     ),
     "longer-chain": (
         "{a} lasting much longer than {b}, and {b} much longer than {c}",
-        "{c} very briefly, {b} much longer, and {a} much longer still",
+        "{c}, {b} lasting much longer, and {a} much longer still",
         "{b}, much shorter than {a} but much longer than {c}",
         "{b} lasting much longer than {c} but much shorter than {a}",
     ),
@@ -88,7 +95,7 @@ TEMPLATES = {
     "longer-absent": (
         "{a} lasting much longer than {b}, without {z}",
         "{b}, much shorter than {a}, and no sign of {z}",
-        "no trace of {z}, but {b} only briefly and {a} for much longer",
+        "no trace of {z}, but {b}, and {a} for much longer",
     ),
     "lasts-present-absent": (
         "{a} for about {n} seconds, and {b}, without {z}",

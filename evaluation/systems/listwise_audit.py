@@ -1,0 +1,76 @@
+"""`listwise-audit`: a query-blind adversary that compares the candidates of a group with each other.
+
+Rerankers and MLLMs that see a whole candidate list can find a positive that is *structurally*
+distinguished — the centre of its member (one edit from each flip), the clip whose sounds the others share
+least — without reading the query. This one sees each group's timelines and no query: per candidate, how
+many others hold its set of sounds, how much their sounds overlap with its own (Jaccard), how many of its
+events (class, onset, offset) others share, its edit distance to the others (mean, least, how many at one
+and at two edits), how central it is (its summed distance against the group's), and how many candidates
+hold each of its sounds. Chance is 1 / candidates; a score off chance means the construction marks the
+positive.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import torch
+
+from .annotations import clip_events
+from .base import EvalData, System
+from .learned import fit_classifier, group_columns, group_labels, group_similarity, train_split
+
+FEATURES = ("same_sounds", "jaccard_mean", "jaccard_max", "shared_events", "distance_mean", "distance_min",
+            "at_one_edit", "at_two_edits", "centrality_rank", "centrality", "sound_frequency_mean",
+            "sound_frequency_min", "distinct_events")
+
+
+def _slot(event) -> tuple:
+    return (event.label, round(event.onset, 2), round(event.offset, 2))
+
+
+def candidate_features(group: list) -> list[list[float]]:
+    """One row per candidate of a group (each a timeline), relating it to the others only."""
+    sounds = [frozenset(e.label for e in events) for events in group]
+    slots = [frozenset(map(_slot, events)) for events in group]
+    count = len(group)
+    distance = np.array([[len(a ^ b) / 2 for b in slots] for a in slots])
+    summed = distance.sum(axis=1)
+    rank = np.argsort(np.argsort(summed, kind="stable"), kind="stable") / max(count - 1, 1)
+    holders = Counter(label for labels in sounds for label in labels)
+    shared = Counter(slot for own in slots for slot in own)
+    rows = []
+    for i in range(count):
+        others = [j for j in range(count) if j != i]
+        jaccard = [len(sounds[i] & sounds[j]) / max(len(sounds[i] | sounds[j]), 1) for j in others]
+        frequency = [holders[label] - 1 for label in sounds[i]] or [0]
+        rows.append([
+            sum(sounds[j] == sounds[i] for j in others), float(np.mean(jaccard)), max(jaccard),
+            float(np.mean([shared[s] - 1 for s in slots[i]])) if slots[i] else 0.0,
+            float(distance[i, others].mean()), float(distance[i, others].min()),
+            float(np.sum(distance[i, others] <= 1)), float(np.sum(distance[i, others] == 2)),
+            float(rank[i]), float(summed[i] / max(summed.mean(), 1e-9)),
+            float(np.mean(frequency)), float(min(frequency)), float(len(slots[i])),
+        ])
+    return rows
+
+
+def group_features(data: EvalData) -> np.ndarray:
+    events = clip_events(data.corpus)
+    return np.asarray([row for columns in group_columns(data) for row in candidate_features([events[c] for c in columns])],
+                      dtype=np.float64)
+
+
+class ListwiseAudit(System):
+    def __init__(self, train: str | None, seed: int):
+        self.name, self.train, self.seed = "listwise-audit", train, seed
+
+    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        train = train_split(data, self.train, self.name)
+        classifier = fit_classifier(group_features(train), group_labels(train), self.seed)
+        return group_similarity(data, classifier.predict_proba(group_features(data))[:, 1], device)
+
+
+def build(location: str = "", train: str | None = None, seed: str = "0", device: str = "cpu") -> ListwiseAudit:
+    """query-blind, compares a group's candidates (shared sounds and slots, edit distances, centrality): ?train=DIR."""
+    return ListwiseAudit(train, int(seed))

@@ -1,0 +1,119 @@
+"""The adversaries the construction must hold against, and the construction's answers to them: the
+relation-blind rule (which sounds are named, not what is said of them), the listwise audit (the
+candidates compared with each other), and the groups that leave them nothing (closures, balanced
+stand-ins, lasts partners from the same lengths)."""
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from evaluation.systems.learned import fit_classifier
+from evaluation.systems.listwise_audit import candidate_features
+from evaluation.systems.relation_blind import pair_features
+from generation.bank import build_bank
+from generation.relations import Event
+from generation.tasks import TASKS, plan_group
+
+
+@pytest.fixture(scope="module")
+def by_label():
+    return build_bank("synthetic:?variants=12", split=None, count=240, sample_rate=16000, progress=False).by_label()
+
+
+def plans(by_label, task, shape, count=40):
+    found = []
+    for i in range(400):
+        plan = plan_group(TASKS[task], f"q{i}", by_label, np.random.default_rng([11, i]), 10, 10.0)
+        if plan.shape == shape:
+            found.append(plan)
+        if len(found) == count:
+            return found
+    return found
+
+
+def ev(label, onset, offset):
+    return Event(label, label, onset, offset, 0.0)
+
+
+def test_the_relation_blind_features_find_a_planted_position_cue():
+    """Positives end on an unmentioned sound, negatives on a named one: the adversary must find it."""
+    rng = np.random.default_rng(0)
+    rows, labels = [], []
+    for _ in range(300):
+        start = float(rng.uniform(0, 2))
+        named_last = [ev("x", start, start + 1), ev("u", start + 2, start + 3), ev("y", start + 4, start + 5)]
+        named_inside = [ev("x", start, start + 1), ev("y", start + 2, start + 3), ev("u", start + 4, start + 5)]
+        for events, label in ((named_inside, 1), (named_last, 0)):
+            rows.append(pair_features({"x", "y"}, events, 10.0))
+            labels.append(label)
+    classifier = fit_classifier(np.array(rows), np.array(labels), 0)
+    assert classifier.score(np.array(rows), np.array(labels)) > 0.95
+
+
+def test_the_listwise_features_find_a_planted_centre():
+    """A star member (a centre one edit from three others, which are two edits apart): the centre is found."""
+    rng = np.random.default_rng(1)
+    rows, labels = [], []
+    for _ in range(100):
+        base = [ev("p", 0, 1), ev("q", 2, 3), ev("r", 4, 5), ev("s", 6, 7)]
+        flips = [[ev("t", 0, 1)] + base[1:], base[:1] + [ev("t", 2, 3)] + base[2:], base[:2] + [ev("t", 4, 5), base[3]]]
+        others = [[ev(f"o{k}{i}", i * 2, i * 2 + 1) for i in range(4)] for k in range(6)]
+        group = [base] + flips + others
+        order = rng.permutation(len(group))
+        features = candidate_features([group[i] for i in order])
+        rows += features
+        labels += [int(i == 0) for i in order]
+    classifier = fit_classifier(np.array(rows), np.array(labels), 0)
+    scores = classifier.predict_proba(np.array(rows))[:, 1].reshape(100, 10)
+    found = np.mean([row.argmax() == list(label).index(1) for row, label in zip(scores, np.array(labels).reshape(100, 10))])
+    assert found > 0.9
+
+
+def _edit_degree(plan) -> dict[str, int]:
+    """Per candidate: how many others of the group are one edit (one or two slots changed) away."""
+    slots = {c.clip_id: {(e.label, e.onset, e.offset) for e in c.events} for c in plan.candidates}
+    return {a: sum(0 < len(slots[a] ^ slots[b]) <= 4 for b in slots if b != a) for a in slots}
+
+
+@pytest.mark.parametrize("task, shape, degree", [("overlap", "overlap-before", 2), ("order", "chain", 2),
+                                                 ("duration", "longer-chain", 3), ("mix", "before-absent", 2),
+                                                 ("mix", "longer-absent", 2)])
+def test_the_positive_is_no_centre_of_its_member(by_label, task, shape, degree):
+    """Two tested atoms: the positive's member is a closure (a square: base, both flips, both at once; for
+    chains all six orders, or all six ways three lengths fall), so the positive is one edit from exactly as
+    many candidates as each of its hard negatives is."""
+    for plan in plans(by_label, task, shape, 20):
+        found = _edit_degree(plan)
+        assert {found[c] for c in plan.hard_negatives} == {found[plan.positive]} == {degree}, plan.text
+
+
+def test_overlap_stand_ins_sit_before_and_after_the_pair_alike(by_label):
+    """In the hard negative the inner sound stands alone where the stand-in stood: after the pair as often
+    as before it, so "no named sound is last" no longer finds the positive."""
+    last = Counter()
+    for plan in plans(by_label, "overlap", "overlap", 60):
+        clips = {c.clip_id: c.events for c in plan.candidates}
+        named = set(plan.atoms[0].labels)
+        for clip in (plan.positive, *plan.hard_negatives):
+            final = max(clips[clip], key=lambda e: (e.offset, e.onset))
+            last[clip == plan.positive, final.label in named] += 1
+    positive = last[True, True] / (last[True, True] + last[True, False])
+    negative = last[False, True] / (last[False, True] + last[False, False])
+    assert abs(positive - negative) < 0.2, (positive, negative)
+
+
+def test_a_lasts_sound_is_as_long_in_hard_negatives_as_in_positives(by_label):
+    """The named sound lasts about 2 s in a positive and about 5 s in its hard negative, or the reverse,
+    half the groups each way: its length alone says nothing (it found every positive when the partners
+    were 4, 1.2 and 0.6 s long)."""
+    pairs = Counter()
+    for plan in plans(by_label, "duration", "lasts", 60):
+        clips = {c.clip_id: c.events for c in plan.candidates}
+        label = plan.atoms[0].labels[0]
+
+        def near(clip):
+            seconds = next(e.seconds for e in clips[clip] if e.label == label)
+            assert min(abs(seconds - 2), abs(seconds - 5)) < 0.6
+            return min((2, 5), key=lambda n: abs(n - seconds))
+        pairs[near(plan.positive), near(plan.hard_negatives[0])] += 1
+    assert set(pairs) == {(2, 5), (5, 2)} and 0.3 < pairs[2, 5] / sum(pairs.values()) < 0.7
