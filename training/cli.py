@@ -19,17 +19,20 @@ def add_commands(sub) -> dict:
                     "--out. Killed, the same command resumes from the last finished epoch and (on CPU) ends where an "
                     "uninterrupted run would. A step whose loss or gradient is not finite stops the run before it "
                     "is taken (lower --lr or --event-weight); what was saved is kept. Score the result with: "
-                    "reasonaudio evaluate --model trained:OUT",
+                    "reasonaudio evaluate --model trained:OUT (a detector: --model detector:OUT)",
         epilog="models:\n  small                 a compact log-mel + dilated-conv audio encoder with a timeline embedding\n"
                "                        and a word-level text transformer (vocabulary from the train split),\n"
                "                        trainable on CPU in minutes\n"
+               "  detector              a sound-event detector on the small model's audio trunk, trained on the\n"
+               "                        train split's strong labels (events); its decoding is chosen on the\n"
+               "                        validation split; DCASE event- and segment-based F1 in training.json\n"
                "  clap:PATH_OR_ID       fine-tune a transformers ClapModel (e.g. clap:laion/clap-htsat-unfused)")
     train.add_argument("--data", required=True,
                        help="a generated folder (or Hub id) with train and validation splits "
                             "(reasonaudio generate --split train / --split validation)")
     train.add_argument("--out", required=True,
                        help="new folder for the model, not inside --data (or the folder of a run to resume)")
-    train.add_argument("--model", default=d.model, help="small or clap:PATH_OR_ID (default: %(default)s)")
+    train.add_argument("--model", default=d.model, help="small, detector or clap:PATH_OR_ID (default: %(default)s)")
     train.add_argument("--hard-negatives", action=argparse.BooleanOptionalAction, default=d.hard_negatives,
                        help="put each query's minimal-pair negative in the softmax (default: on)")
     train.add_argument("--epochs", type=int, default=d.epochs, help="passes over the train split (default: %(default)s)")
@@ -62,7 +65,7 @@ def run_train(args) -> int:
                                seed=args.seed, augment=args.augment, event_weight=args.event_weight, workers=args.workers,
                                max_steps=args.max_steps,
                                progress=not args.quiet))
-    best = record["best"]
+    best, kind = record["best"], "detector" if args.model == "detector" else "trained"
     print(f"best validation group accuracy {100 * best['accuracy']:.1f} % at epoch {best['epoch']}; model in "
-          f"{args.out}; score it: reasonaudio evaluate --data {args.data} --model trained:{args.out} --out RUN_DIR")
+          f"{args.out}; score it: reasonaudio evaluate --data {args.data} --model {kind}:{args.out} --out RUN_DIR")
     return 0

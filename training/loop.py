@@ -13,6 +13,11 @@ from its last finished epoch (or from the start, or, killed after its last epoch
 randomness is seeded from (seed, epoch); GPU kernels are not all deterministic). Every file is written
 whole or not at all (files.py), and a step whose loss or gradient is not finite stops the run before
 it is taken, so what is on disk is always the last good state.
+
+The `detector` kind trains otherwise on the same loop: every clip of the train split once an epoch,
+binary cross-entropy of its frame activity against the clip's `events` (events.py); after each epoch its
+decoding is chosen on the validation split and the epoch scores the `detector:` system's group accuracy
+there, with DCASE's detection metrics beside it in the history.
 """
 from __future__ import annotations
 
@@ -28,11 +33,11 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from .config import TrainConfig
-from .events import EventTargets
+from .events import ClipActivity, EventTargets
 from .files import read_torch, write_json, write_torch
 from .loss import info_nce
 from .models import MODEL_FILE, create, save
-from .models.small import SmallAudioText
+from .models import KINDS
 
 RESUME = ".resume"
 
@@ -52,6 +57,8 @@ def _check(config: TrainConfig) -> None:
         raise ValueError(f"--event-weight must be a number >= 0, got {config.event_weight!r}")
     if config.event_weight and config.model != "small":
         raise ValueError("--event-weight: only the small model has an event head; use --event-weight 0")
+    if config.model == "detector" and config.augment:
+        raise ValueError("--augment: the detector trains on the clean clips (drop --augment)")
     check_device(config.device)
     check_out(config.out, config.data, ("training.json",), overwrite=True)   # refuses an --out inside the corpus
 
@@ -64,7 +71,7 @@ def _prepare_out(out: Path, settings: dict) -> dict | None:
     if state_path.is_file():
         state = read_torch(state_path, f"the run in {out} cannot resume from it: choose another --out (or delete "
                                        f"{out}) to train from the start")
-        if not (isinstance(state, dict) and "epochs_done" in state):
+        if not (isinstance(state, dict) and "epochs_done" in state and "model_config" in state):
             raise ValueError(f"--out {out} holds a run of an earlier version of reasonaudio train, which cannot be "
                              "resumed; choose another --out")
         if state["settings"] != settings:
@@ -134,22 +141,31 @@ def train(config: TrainConfig) -> dict:
     if state is not None and state["epochs_done"] >= config.epochs:   # finished: the same command only writes
         return _write_record(out, settings, state["best"], state["history"])   # the record a kill may have cut
     texts, labels = [], []
+    detector = config.model == "detector"
     if state is None:
         texts = load_table(config.data, "queries", config.train_split)["text"]
-        if config.event_weight:
+        if config.event_weight or detector:
             events = load_table(config.data, "corpus", config.train_split).select_columns(["events"])
             labels = sorted({event["label"] for row in events["events"] for event in row})
     torch.manual_seed(config.seed)
     model = create(config.model, texts, labels, config.device) if state is None else _restore_model(config, state)
-    triplets = ContrastiveTriplets(config.data, split=config.train_split, sampling_rate=model.sampling_rate,
-                                   seed=config.seed, augment=config.augment, hard_negatives=config.hard_negatives)
-    per_item = 2 if config.hard_negatives else 1       # clips per item
-    if config.event_weight:
-        triplets = EventTargets(triplets, model.config.labels, model.config.hop)
     logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07), device=model.device))  # 1 / temperature
-    parameters = [*model.parameters(), logit_scale]
+    if detector:
+        items = ClipActivity(config.data, config.train_split, model.sampling_rate, model.config.labels, model.hop)
+
+        def step_loss(batch):
+            return model.loss(*batch)
+    else:
+        items = ContrastiveTriplets(config.data, split=config.train_split, sampling_rate=model.sampling_rate,
+                                    seed=config.seed, augment=config.augment, hard_negatives=config.hard_negatives)
+        if config.event_weight:
+            items = EventTargets(items, model.config.labels, model.config.hop)
+
+        def step_loss(batch):
+            return _contrastive_loss(model, config, logit_scale, *batch)
+    parameters = [*(p for p in model.parameters() if p.requires_grad), *([] if detector else [logit_scale])]
     optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=0.01)
-    steps_per_epoch = min(math.ceil(len(triplets) / config.batch_size), config.max_steps or math.inf)
+    steps_per_epoch = min(math.ceil(len(items) / config.batch_size), config.max_steps or math.inf)
     total_steps = config.epochs * steps_per_epoch    # warm up over a tenth of the run, then a cosine down to zero
     schedule = get_cosine_schedule_with_warmup(optimizer, max(1, total_steps // 10), total_steps)
     history, best, done = [], {"accuracy": -1.0, "epoch": None}, 0
@@ -167,7 +183,7 @@ def train(config: TrainConfig) -> dict:
                      "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                      "schedule": schedule.state_dict(),
                      "logit_scale": logit_scale.detach().clone(), "kind": model.kind,
-                     "small_config": asdict(model.config) if model.kind == "small" else None},
+                     "model_config": asdict(model.config) if hasattr(model, "from_state") else None},
                     out / RESUME / "state.pt")
 
     if state is None:   # before any step: a run killed in its first epoch resumes from here
@@ -176,28 +192,16 @@ def train(config: TrainConfig) -> dict:
         draws = config.seed * 100_003 + epoch - 1    # the epoch's randomness, from (seed, epoch)
         torch.manual_seed(draws)
         np.random.seed(draws)   # CLAP's feature extractor crops long clips with it
-        triplets.set_epoch(epoch - 1)
+        items.set_epoch(epoch - 1)
         loader = torch.utils.data.DataLoader(
-            triplets, batch_size=config.batch_size, shuffle=True, num_workers=config.workers,
+            items, batch_size=config.batch_size, shuffle=True, num_workers=config.workers,
             generator=torch.Generator().manual_seed(draws))
         model.train()
         losses = []
         steps = tqdm(itertools.islice(loader, steps_per_epoch), desc=f"epoch {epoch}/{config.epochs}",
                      unit="batch", disable=not config.progress, total=steps_per_epoch)
-        for step, (query_texts, *batch) in enumerate(steps, 1):
-            clips = torch.cat(batch[:per_item])            # the positives, then the hard negatives if any
-            if config.event_weight:
-                audio_steps = model.audio_steps(list(clips.numpy()))
-                audio = model.embed_steps(audio_steps)
-                targets = torch.cat(batch[per_item:]).to(audio.device)
-                events = F.binary_cross_entropy_with_logits(model.event_head(audio_steps), targets,
-                                                            reduction="none").sum(-1).mean()   # per step: every class
-            else:
-                audio, events = model.encode_audio(list(clips.numpy())), 0.0
-            positives = len(query_texts)
-            loss = info_nce(model.encode_text(list(query_texts)), audio[:positives],
-                            audio[positives:] if config.hard_negatives else None,
-                            1 / logit_scale.exp().clamp(max=100)) + config.event_weight * events
+        for step, batch in enumerate(steps, 1):
+            loss = step_loss(batch)
             if not torch.isfinite(loss):
                 raise _divergence(config, epoch, step, f"the loss is {loss.item()}", best, out)
             optimizer.zero_grad()
@@ -209,22 +213,55 @@ def train(config: TrainConfig) -> dict:
             schedule.step()
             losses.append(loss.item())
             steps.set_postfix(loss=f"{sum(losses) / len(losses):.3f}", best_val=f"{max(best['accuracy'], 0):.3f}")
-        accuracy = validation_accuracy(model, validation, config.batch_size)
-        history.append({"epoch": epoch, "loss": sum(losses) / len(losses), "validation_accuracy": accuracy})
+        measured = _validate(model, validation, config.batch_size)
+        accuracy = measured.pop("accuracy")
+        history.append({"epoch": epoch, "loss": sum(losses) / len(losses), "validation_accuracy": accuracy,
+                        **measured})
         if config.progress:
+            detection = (f", event F1 {100 * measured['detection']['event_f1']:.1f} %, segment F1 "
+                         f"{100 * measured['detection']['segment_f1']:.1f} %" if detector else "")
             print(f"epoch {epoch}/{config.epochs}: loss {history[-1]['loss']:.4f}, validation group accuracy "
-                  f"{100 * accuracy:.1f} %")
+                  f"{100 * accuracy:.1f} %{detection}")
         if accuracy > best["accuracy"]:
-            best = {"accuracy": accuracy, "epoch": epoch}
+            best = {"accuracy": accuracy, "epoch": epoch, **measured}
             _write_model(model, out, {"settings": settings, "best": best, "history": history})
         save_state(epoch)
     return _write_record(out, settings, best, history)
 
 
+def _contrastive_loss(model, config: TrainConfig, logit_scale, query_texts, *batch) -> torch.Tensor:
+    """InfoNCE of a batch of (text, positive[, hard negative][, event targets...]) items, plus the event head's
+    loss when it has one."""
+    per_item = 2 if config.hard_negatives else 1       # clips per item
+    clips = torch.cat(batch[:per_item])                # the positives, then the hard negatives if any
+    if config.event_weight:
+        audio_steps = model.audio_steps(list(clips.numpy()))
+        audio = model.embed_steps(audio_steps)
+        targets = torch.cat(batch[per_item:]).to(audio.device)
+        events = F.binary_cross_entropy_with_logits(model.event_head(audio_steps), targets,
+                                                    reduction="none").sum(-1).mean()   # per step: every class
+    else:
+        audio, events = model.encode_audio(list(clips.numpy())), 0.0
+    positives = len(query_texts)
+    return info_nce(model.encode_text(list(query_texts)), audio[:positives],
+                    audio[positives:] if config.hard_negatives else None,
+                    1 / logit_scale.exp().clamp(max=100)) + config.event_weight * events
+
+
+def _validate(model, validation, batch_size: int) -> dict:
+    """The epoch's validation: group accuracy; for a detector, with the decoding chosen on the validation
+    split (set on the model) and the detection metrics it gives."""
+    if model.kind == "detector":
+        from evaluation.systems.detector import choose_decoding
+
+        return choose_decoding(model, validation, batch_size)
+    return {"accuracy": validation_accuracy(model, validation, batch_size)}
+
+
 def _restore_model(config: TrainConfig, state: dict):
     """The model as the resumed run left it after its last finished epoch."""
-    if state["kind"] == "small":
-        return SmallAudioText.from_state(state["small_config"], state["model"], config.device)
+    if state["model_config"] is not None:
+        return KINDS[state["kind"]].from_state(state["model_config"], state["model"], config.device)
     model = create(config.model, [], device="cpu")
     model.load_state_dict(state["model"])
     return model.to(config.device)

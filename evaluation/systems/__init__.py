@@ -16,6 +16,7 @@ SYSTEMS = {
     "python": "python_model",
     "embeddings": "embeddings_file",
     "trained": "trained",
+    "detector": "detector",
     "two-stage": "two_stage",
     "random": "random_baseline",
     "oracle": "oracle",
@@ -23,8 +24,6 @@ SYSTEMS = {
     "first-mentioned-first": "first_mentioned_first",
     "shortcut-audit": "shortcut_audit",
     "timeline-rule": "timeline_rule",
-    "relation-blind": "relation_blind",
-    "listwise-audit": "listwise_audit",
 }
 
 

@@ -1,4 +1,7 @@
-"""`two-stage:TEXT_MODEL?captions=oracle|FILE.jsonl`: clips described by captions, ranked by a text model."""
+"""`two-stage:TEXT_MODEL?captions=oracle|detector:MODEL_DIR|FILE.jsonl`: clips described by captions, ranked by
+a text model. `detector:MODEL_DIR` hears the audio: a trained detector's events written as the oracle
+captions are written from the annotations (generation/pipeline.py's `caption`), so the two differ only in
+what was heard."""
 from __future__ import annotations
 
 import json
@@ -22,6 +25,20 @@ def resolve_text_model(name: str) -> str:
     return name
 
 
+NOTHING_HEARD = "Nothing heard."     # the caption of a clip in which the detector hears no sound
+
+
+def detected_captions(detector, data, batch_size: int, progress: bool) -> list[str]:
+    """One caption per corpus clip from the events `detector` (a DetectorSystem) hears in it, each sound named
+    by the phrase the split's sources give its class."""
+    from generation.phrases import phrase_for
+    from generation.pipeline import caption
+
+    phrases = {label: sorted(found)[0] for label, found in data.phrases().items()}
+    return [caption(d.events, {e.label: phrases.get(e.label) or phrase_for(e.label) for e in d.events})
+            if d.events else NOTHING_HEARD for d in detector.detect_corpus(data, batch_size, progress)]
+
+
 def read_captions(spec: str, corpus) -> list[str]:
     """One caption per corpus clip: `oracle` (the annotations' caption) or a JSONL of {clip_id, caption}."""
     ids = list(corpus["clip_id"])
@@ -29,7 +46,8 @@ def read_captions(spec: str, corpus) -> list[str]:
         return list(corpus["caption"])
     path = Path(spec)
     if not path.is_file():
-        raise ValueError(f"captions must be 'oracle' or a JSONL file of {{clip_id, caption}}; {spec!r} is neither")
+        raise ValueError(f"captions must be 'oracle', 'detector:MODEL_DIR' or a JSONL file of {{clip_id, caption}}; "
+                         f"{spec!r} is none of them")
     found = {}
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         if line.strip():
@@ -49,6 +67,11 @@ class TwoStage(System):
 
         self.name = f"two-stage:{text_model}?captions={captions}"
         self.captions = captions
+        self.detector = None
+        if captions.startswith("detector:"):
+            from .detector import build as detector
+
+            self.detector = detector(captions.partition(":")[2], device=device)
         with loading_model(self.name):
             self.model = SentenceTransformer(resolve_text_model(text_model), device=device)
 
@@ -56,7 +79,8 @@ class TwoStage(System):
         return self.model.encode(list(texts), convert_to_tensor=True, show_progress_bar=False)
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        captions = read_captions(self.captions, data.corpus)
+        captions = (detected_captions(self.detector, data, batch_size, progress) if self.detector else
+                    read_captions(self.captions, data.corpus))
         texts = list(data.queries["text"])
         queries = encode_texts(self.encode, texts, device, batch_size, "queries", progress, self.name)
         clips = encode_texts(self.encode, captions, device, batch_size, "captions", progress, self.name)
@@ -64,9 +88,10 @@ class TwoStage(System):
 
 
 def build(location: str, captions: str | None = None, device: str = "cpu") -> TwoStage:
-    """captions then text retrieval: two-stage:all-MiniLM-L6-v2?captions=oracle (or ?captions=FILE.jsonl)."""
+    """captions then text retrieval: two-stage:all-MiniLM-L6-v2?captions=oracle (or detector:MODEL_DIR, FILE.jsonl)."""
     if not location:
         raise ValueError("two-stage needs a sentence-transformers model: two-stage:all-MiniLM-L6-v2?captions=oracle")
     if not captions:
-        raise ValueError("two-stage needs ?captions=oracle (the annotations) or ?captions=FILE.jsonl (a captioner's)")
+        raise ValueError("two-stage needs ?captions=oracle (the annotations), ?captions=detector:MODEL_DIR (a trained "
+                         "detector's events) or ?captions=FILE.jsonl (a captioner's)")
     return TwoStage(location, captions, device)

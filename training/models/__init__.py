@@ -2,28 +2,40 @@
 
 A model is a torch module with `encode_text(list[str])` and `encode_audio(list[np.ndarray])` (embeddings
 with gradients), `sampling_rate`, `save(folder)` and a `load(folder, device)` class method; `kind` names
-it in the folder's `reasonaudio_model.json`, which `trained:MODEL_DIR` reads.
+it in the folder's `reasonaudio_model.json`, which `trained:MODEL_DIR` reads. The `detector` writes no
+embeddings: it lists each clip's sound events, and `detector:MODEL_DIR` scores it.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..files import DAMAGED_MODEL, read_json, write_json
-from . import clap, small
+from . import clap, detector, dual, small
 
 MODEL_FILE = "reasonaudio_model.json"
-KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap}
+KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap, "detector": detector.Detector,
+         "dual": dual.DualEncoder}
 
 
 def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "cpu"):
     """A model to train: `small` (new; its vocabulary from the train split's `texts`, an event head over
-    `labels` when given) or `clap:PATH_OR_ID`."""
-    kind, _, location = spec.partition(":")
+    `labels` when given), `detector` (new, over the train split's sound classes `labels`),
+    `dual:DETECTOR_DIR[?adapter_layers=N]` (new, hearing through that trained detector) or `clap:PATH_OR_ID`."""
+    from generation.spec import parse_spec
+
+    kind, location, options = parse_spec(spec)
+    if set(options) - ({"adapter_layers"} if kind == "dual" else set()):
+        raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; only dual takes one (?adapter_layers=N)")
+    if kind == "dual" and location:
+        return dual.DualEncoder.create(location, **{key: int(value) for key, value in options.items()}).to(device)
     if kind == "small" and not location:
         return small.SmallAudioText.create(texts, labels).to(device)
+    if kind == "detector" and not location:
+        return detector.Detector.create(labels).to(device)
     if kind == "clap" and location:
         return clap.TrainableClap.from_pretrained(location, device)
-    raise ValueError(f"unknown --model {spec!r}: use small or clap:PATH_OR_ID (e.g. clap:laion/clap-htsat-unfused)")
+    raise ValueError(f"unknown --model {spec!r}: use small, detector, dual:DETECTOR_DIR or clap:PATH_OR_ID "
+                     "(e.g. clap:laion/clap-htsat-unfused)")
 
 
 def save(model, folder: Path, record: dict) -> None:
