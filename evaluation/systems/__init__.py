@@ -24,6 +24,8 @@ SYSTEMS = {
     "first-mentioned-first": "first_mentioned_first",
     "shortcut-audit": "shortcut_audit",
     "timeline-rule": "timeline_rule",
+    "relation-blind": "relation_blind",
+    "listwise-audit": "listwise_audit",
 }
 
 
