@@ -39,7 +39,7 @@ FULL_SCALE = 1.0            # every sample of a clip after the chain stays stric
 BANK_MARGIN_DB = 6.0        # the bank keeps sounds that lose at most MAX_LOSS_DB - this in sampled draws
 MAX_GROUP_DRAWS = 10        # draws a group tries (from derived seeds) before its condition is refused for it
 LEVEL_SECONDS = 1.0         # the excerpt of each sound its level after the chain is measured on
-PAD_SECONDS = 0.1           # silence after each excerpt: a codec's last frame, which it drops, falls on it
+PAD_SECONDS = 0.1           # silence run after each clip and excerpt: a codec's last frame, which it drops, falls on it
 MAX_ROOM_DRAWS = 20
 
 log = logging.getLogger(__name__)
@@ -199,6 +199,24 @@ class HeardSound:
         return None
 
 
+def silenced(before: np.ndarray, after: np.ndarray, spans, rate: int) -> str | None:
+    """How `after` (a clip through a chain) leaves digital silence where an annotated sound of `before`
+    (the clip as mixed) is clearly heard, or None: within each span (start, stop samples), a 10 ms frame
+    within CLEAR_DB of the span's loudest. It sees a sound's whole length where it plays alone."""
+    frame = max(1, int(FRAME_SECONDS * rate))
+    for start, stop in spans:
+        stop -= (stop - start) % frame
+        if stop <= start:
+            continue
+        levels = frame_rms(before[start:stop], frame)
+        clear = levels >= levels.max() * 10 ** (-CLEAR_DB / 20)
+        silent = int(np.sum(clear & (np.abs(after[start:stop]).reshape(-1, frame).max(axis=1) < SILENT_SAMPLE)))
+        if levels.max() > 0 and silent:
+            return (f"with digital silence in {silent} of the {int(clear.sum())} 10 ms frames its sound at "
+                    f"{start / rate:.2f}-{stop / rate:.2f} s is clearly heard in")
+    return None
+
+
 def clipped(peak_before: float, after: np.ndarray) -> str | None:
     """How `after` (a clip through a chain) clips, or None."""
     peak = _peak(after)
@@ -207,11 +225,13 @@ def clipped(peak_before: float, after: np.ndarray) -> str | None:
 
 class GroupChain:
     """A condition with every parameter drawn once for one group (`seed`). `pieces` are the group's
-    annotated sounds as mixed (one array each), `clips` its clips as mixed: a draw that leaves a sound
-    inaudible or a clip clipped is refused (`DrawRefused`), and the noise is set against the quietest
-    sound as the chain's other transforms leave it. The checked clips' results are kept for `__call__`."""
+    annotated sounds as mixed (one array each), `clips` its clips as mixed and `spans` the (start, stop)
+    samples of each clip's annotated sounds: a draw that leaves a sound inaudible or a clip clipped is
+    refused (`DrawRefused`), and the noise is set against the quietest sound as the chain's other
+    transforms leave it. The checked clips' results are kept for `__call__`."""
 
-    def __init__(self, condition: Condition, seed: int, sample_rate: int, length: int, pieces, key=None, clips=()):
+    def __init__(self, condition: Condition, seed: int, sample_rate: int, length: int, pieces, key=None, clips=(),
+                 spans=()):
         import audiomentations
 
         self.condition, self.seed, self.sample_rate, self.key = condition, seed, sample_rate, key
@@ -223,15 +243,17 @@ class GroupChain:
         self._extras = [FINISH[type(t).__name__](t, seed, sample_rate, length) if type(t).__name__ in FINISH else {}
                         for t in self.transforms]
         self._noise, self._checked = {}, {}
+        self._changes_sounds = any(type(t).__name__ not in NOISE_LEVEL for t in self.transforms)
         self.reference_rms = self._reference(pieces)
         for transform in self.transforms:
             if type(transform).__name__ in NOISE_LEVEL:
                 transform.parameters[NOISE_LEVEL[type(transform).__name__]] *= self.reference_rms
         self.steps = [self._step(index) for index in range(len(self.transforms))]
-        for number, clip in enumerate(clips, 1):
-            stages, peak = self._stages(clip), _peak(np.asarray(clip))
-            self._refuse_if(lambda stage: clipped(peak, stage), stages, ClippedUnderCondition,
-                            f"clip {number} of {len(clips)}")
+        for number, (clip, where) in enumerate(zip(clips, spans or [()] * len(clips)), 1):
+            stages, peak, what = self._stages(clip), _peak(np.asarray(clip)), f"clip {number} of {len(clips)}"
+            self._refuse_if(lambda stage: silenced(stages[0], stage, where, sample_rate), stages,
+                            InaudibleUnderCondition, what)
+            self._refuse_if(lambda stage: clipped(peak, stage), stages, ClippedUnderCondition, what)
             self._checked.setdefault(_key(stages[0]), []).append((stages[0], stages[-1]))
 
     def _step(self, index: int) -> dict:
@@ -243,10 +265,12 @@ class GroupChain:
 
     def _stages(self, samples: np.ndarray, noise: bool = True) -> list[np.ndarray]:
         """`samples` and what each applied transform in turn makes of them (the last is the result); the
-        additive noise left out unless `noise`. Additive noise does not depend on the clip once its
-        parameters are frozen: it is drawn once for the group and added to each clip (the same waveform,
-        at a tenth of the cost)."""
-        stages = [np.asarray(samples, dtype=np.float32)]
+        additive noise left out unless `noise`. They run with PAD_SECONDS of silence after them, cut off
+        again (an MP3 codec drops its last frame: the last 33 ms of a clip would go silent). Additive
+        noise does not depend on the clip once its parameters are frozen: it is drawn once for the group
+        and added to each clip (the same waveform, at a tenth of the cost)."""
+        stages = [np.concatenate([np.asarray(samples, dtype=np.float32),
+                                  np.zeros(int(PAD_SECONDS * self.sample_rate), np.float32)])]
         with seeded(derived_seed(self.seed, "clip")):
             for index, transform in enumerate(self.transforms):
                 if type(transform).__name__ not in NOISE_LEVEL:
@@ -254,11 +278,11 @@ class GroupChain:
                 elif noise:
                     if index not in self._noise:
                         with seeded(derived_seed(self.seed, "noise", index)):
-                            self._noise[index] = transform(np.zeros(len(samples), np.float32), self.sample_rate)
+                            self._noise[index] = transform(np.zeros(len(stages[0]), np.float32), self.sample_rate)
                     stages.append(stages[-1] + self._noise[index])
                 else:
                     stages.append(stages[-1])
-        return stages
+        return [stage[:len(samples)] for stage in stages]
 
     def _refuse_if(self, problem_of, stages: list[np.ndarray], error: type[DrawRefused], what: str) -> None:
         """Raise `error` when `problem_of(result)` says how the chain breaks `what`, naming the transform
@@ -283,8 +307,10 @@ class GroupChain:
         levels = []
         for piece in pieces:
             excerpt = np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32)
-            padded = np.concatenate([excerpt, np.zeros(int(PAD_SECONDS * self.sample_rate), np.float32)])
-            stages = [stage[:len(excerpt)] for stage in self._stages(padded, noise=False)]
+            if not self._changes_sounds:             # additive noise alone leaves every sound as it was
+                levels.append(_rms(excerpt))
+                continue
+            stages = self._stages(excerpt, noise=False)
             heard = HeardSound(excerpt, self.sample_rate)
             self._refuse_if(lambda stage: heard.erased(stage, max_loss_db), stages, InaudibleUnderCondition, what)
             levels.append(_rms(stages[-1]))
@@ -325,14 +351,18 @@ def group_chain(condition: Condition, plan_seed: int, split: str, query_id: str,
     from ..render import event_piece, render
 
     length = int(round(clip_seconds * bank.sample_rate))
-    events = sorted({event for timeline in members for event in timeline}, key=repr)
-    pieces = [event_piece(event, bank, length)[1] for event in events]
+    pieces = {}        # the excerpts the check measures, each once (a sound at one gain recurs at many onsets)
+    for event in sorted({event for timeline in members for event in timeline}, key=repr):
+        excerpt = event_piece(event, bank, length)[1][: int(LEVEL_SECONDS * bank.sample_rate)]
+        pieces.setdefault(excerpt.tobytes(), excerpt)
     clips = [render(tuple(timeline), bank, clip_seconds) for timeline in members]
+    spans = [[(int(round(e.onset * bank.sample_rate)), min(int(round(e.offset * bank.sample_rate)), length))
+              for e in timeline] for timeline in members]
     seed = group_seed(plan_seed, split, query_id, condition.name)
     for attempt in range(MAX_GROUP_DRAWS):    # a draw that hides a sound (a room's colour on top of a band) is redrawn
         try:
             return GroupChain(condition, derived_seed(seed, "draw", attempt) if attempt else seed, bank.sample_rate,
-                              length, pieces, key=query_id, clips=clips)
+                              length, list(pieces.values()), key=query_id, clips=clips, spans=spans)
         except DrawRefused as error:
             last = error
     raise type(last)(f"group {query_id}: none of {MAX_GROUP_DRAWS} draws fits; the last: {last}")
