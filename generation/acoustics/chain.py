@@ -10,7 +10,8 @@ transforms: each sound alone (its first second) through every transform but the 
 stay audible (its level above 20 Hz at most 30 dB below its own, the bank's audibility rule, and none
 of the 10 ms frames it is clearly heard in, within 20 dB of its loudest, left digital silence), and
 each clip of the group through the whole chain must keep every sample strictly inside full scale
-(|x| < 1). Noise is then set against the quietest sound as the chain leaves it (a band-pass that takes
+(|x| < 1) and leave no such frame of an annotated sound digital silence (the whole sound, where it
+plays alone). Noise is then set against the quietest sound as the chain leaves it (a band-pass that takes
 20 dB off a low hum lowers the noise with it), so every annotated sound stays at least the
 condition's SNR above the noise. A draw that fails is redrawn (from derived seeds), and the condition
 refused for the group, naming the transform (with its drawn parameters) that erased or clipped a
