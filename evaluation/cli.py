@@ -264,9 +264,12 @@ def _tie_result(result: dict, values: list[float]) -> dict:
     return tie
 
 
-def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float, str]]:
+def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float | None, str]]:
     """(system, its per-query accuracy, its tie per query, the gain allowed, what a gain means) for every
-    reasoning-free system the build must hold at its tie."""
+    reasoning-free system the build must hold at its tie. A gain of None flags both sides (an audit below
+    chance marks the positive too); a number, gains above it only (first-mentioned-first over
+    bag-of-sounds; relation-blind over its count tie, the best a counting rule can do, not a chance
+    level: below it is no cue)."""
     def accuracy(name):
         return np.asarray(results[name]["per_query"]["accuracy"], dtype=np.float64)
 
@@ -284,7 +287,7 @@ def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float, str
                        "where the named sounds sit gives the answer away, without the relation"))
     for name, what in (("shortcut-audit", "clip acoustics alone"), ("listwise-audit", "comparing the candidates")):
         if name in results:
-            checks.append((name, accuracy(name), chance(name), 0.0, f"{what} (no query) finds the positive"))
+            checks.append((name, accuracy(name), chance(name), None, f"{what} (no query) finds the positive"))
     return checks
 
 
@@ -300,7 +303,7 @@ def _cell_notes(results: dict) -> list[str]:
         for by in levels:
             cells = _labels(result, by)
             for cell, (difference, low, high) in _significant(values, tie, cells).items():
-                if difference > margin or (margin == 0.0 and difference < 0):
+                if (difference != 0) if margin is None else difference > margin:
                     reference = {"first-mentioned-first": "bag-of-sounds", "relation-blind": "its count tie"
                                  }.get(name, "chance")
                     side = meaning if difference > 0 else "the construction avoids the positive (below its tie)"
