@@ -106,7 +106,8 @@ def _run_generate(args) -> int:
     record = generate(config)
     print_summary(record, args.split, args.out)
     if record["skipped_sources"]:
-        print(f"skipped {len(record['skipped_sources'])} bad source recording(s); the card lists them")
+        print(f"skipped {len(record['skipped_sources'])} source recording(s) (unusable, or inaudible under an acoustic "
+              "condition); the card lists each with the reason")
     if not record["complete"]:
         print(f"job {args.shard_index} of {args.num_shards} done; when all are, run: reasonaudio merge {args.out} ...")
     return 0

@@ -190,8 +190,8 @@ def _bounded_map(function, jobs, pool, window: int):
 
 
 def group_members(query: QueryPlan) -> tuple:
-    """Every event of a query's candidates: the group an acoustic condition draws its parameters for."""
-    return tuple(event for candidate in query.candidates for event in candidate.events)
+    """The timeline of each of a query's candidates: the group an acoustic condition draws its parameters for."""
+    return tuple(candidate.events for candidate in query.candidates)
 
 
 def _corpus_batches(plan: Plan, first: int, end: int, pool, bar, condition: Condition):

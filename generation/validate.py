@@ -312,7 +312,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
         findings += _acoustics_findings(out, record, conditions, corpus)
     if not quick:
         positives = {q["query_id"]: clips[q["positive"]]["timeline"] for q in queries if q["positive"] in clips}
-        members = {q["query_id"]: tuple(e for cid in q["candidates"] if cid in clips for e in clips[cid]["timeline"])
+        members = {q["query_id"]: tuple(clips[cid]["timeline"] for cid in q["candidates"] if cid in clips)
                    for q in queries}
         findings += _audio_findings(out, record, params, workers, progress,
                                     {qid: (atoms, positives[qid]) for qid, atoms in atoms_of.items()},

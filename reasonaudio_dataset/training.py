@@ -62,14 +62,16 @@ def _spans(samples: np.ndarray, rate: int, events) -> list[np.ndarray]:
 def _item(text: str, positive: np.ndarray, negative, rate: int, spans, condition, rng) -> tuple:
     """(text, positive[, negative]) as float32 tensors, under `condition` with one draw for both clips."""
     if condition is not None:
-        from generation.acoustics.chain import GroupChain, InaudibleUnderCondition
+        from generation.acoustics.chain import DrawRefused, GroupChain
 
         # noise against the quietest annotated stretch of either clip, one draw for both; a draw that
-        # would hide an annotated sound leaves the item as it is (its text would no longer be true)
+        # would hide an annotated sound or clip either clip leaves the item as it is (its text would no
+        # longer be true)
         try:
-            chain = GroupChain(condition, int(rng.integers(2 ** 31)), rate, len(positive), spans)
+            chain = GroupChain(condition, int(rng.integers(2 ** 31)), rate, len(positive), spans,
+                               clips=[positive] + ([] if negative is None else [negative]))
             positive, negative = chain(positive), None if negative is None else chain(negative)
-        except InaudibleUnderCondition:
+        except DrawRefused:
             pass
     if negative is None:
         return text, torch.from_numpy(positive)
