@@ -433,11 +433,14 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     members_count = len(sizes)
     taken: set[str] = set()
     named: set[str] = set()
+    relating: set[str] = set()      # the classes the members relate (filled once they are drawn)
 
     def draw(need: Need, own=frozenset()):
         """A class new to the group when the bank has one; else (a small bank) any class that is not in
-        the scene (`own`) nor one the query names."""
-        sound = picker.pick(need, exclude=taken | own) or picker.pick(need, exclude=own | named)
+        the scene (`own`), nor one the query names, nor one another member relates: every member's related
+        sounds are then as rare in the group as the query's own (reusing only the others' made the
+        positive's member the one whose sounds the others share least: 28 % listwise on overlap)."""
+        sound = picker.pick(need, exclude=taken | own) or picker.pick(need, exclude=own | named | relating)
         if sound is not None:
             taken.add(sound.label)
         return sound
@@ -459,6 +462,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     if any(s is None for member in related for s in member):
         return None
     named.update(s.label for s in related[0])
+    relating.update(s.label for member in related for s in member)
     members, words, excluded = [], None, []
     others = np.arange(1, members_count)     # half the other members hold the query's excluded sound (below)
     holding_excluded = set(rng.choice(others, size=len(others) // 2, replace=False).tolist()) if shape.absent else set()
