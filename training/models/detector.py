@@ -7,9 +7,15 @@ into at most one event (a class occurs at most once per clip): steps above a thr
 gaps shorter than a few steps closed, and the run with the most probability mass kept. The threshold,
 the filter and the gap are chosen on the validation split after every epoch (by the group accuracy of
 the `detector:` system they give) and saved with the model.
+
+Training hears each clip at a random pitch: its magnitude spectrum stretched along frequency by a factor
+drawn per clip (0.75-1.33, times kept, so the labels stay true) before the mel filters. A class's
+recordings differ in pitch, and without it the detector learns the train split's few recordings of a
+class (event F1 0.99 on them, 0.79 on new ones, after 5 epochs on the synthetic bank).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -20,8 +26,9 @@ from torch import nn
 
 from ..events import steps_of
 from ..files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
-from .small import SPECIAL, SmallAudioText, SmallConfig
+from .small import SPECIAL, LogMel, SmallAudioText, SmallConfig
 
+PITCH_RANGE = (0.75, 4 / 3)    # the spectrum's stretch while training (log-uniform)
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7)
 MEDIAN_STEPS = (1, 3, 5)       # median filter lengths (80 ms steps)
 GAP_STEPS = (0, 3, 6)          # gaps closed inside one event (an inaudible pause of < 0.4 s stays in a sound)
@@ -73,6 +80,30 @@ def decode(probabilities: np.ndarray, step_seconds: float, labels, threshold: fl
     return Detected(tuple(sorted(events, key=lambda e: (e.onset, e.label))), peak)
 
 
+class PitchedLogMel(nn.Module):
+    """The small model's log-mel frames; while training, each clip's spectrum stretched along frequency by a
+    factor drawn log-uniformly from PITCH_RANGE (a pitch shift that keeps every time)."""
+
+    def __init__(self, mel: LogMel):
+        super().__init__()
+        self.mel = mel
+
+    def forward(self, waves: torch.Tensor) -> torch.Tensor:
+        mel = self.mel
+        spectrum = torch.stft(waves, mel.n_fft, mel.hop, window=mel.window, return_complex=True).abs() ** 2
+        if self.training:
+            bins = spectrum.shape[1]
+            low, high = (math.log(bound) for bound in PITCH_RANGE)
+            factor = torch.exp(torch.empty(len(waves), 1, device=waves.device).uniform_(low, high))
+            source = torch.arange(bins, device=waves.device) / factor           # output bin b reads bin b / factor
+            grid = torch.stack([torch.zeros_like(source), 2 * source / (bins - 1) - 1], dim=-1)   # (x: time, y: bin)
+            grid = grid[:, :, None, :].expand(-1, -1, spectrum.shape[2], -1)
+            times = torch.linspace(-1, 1, spectrum.shape[2], device=waves.device)
+            grid = torch.stack([times.expand(len(waves), bins, -1), grid[..., 1]], dim=-1)
+            spectrum = F.grid_sample(spectrum[:, None], grid, align_corners=True, padding_mode="zeros")[:, 0]
+        return torch.log(mel.filters @ spectrum + 1e-6)
+
+
 class Detector(nn.Module):
     kind = "detector"
 
@@ -82,7 +113,8 @@ class Detector(nn.Module):
         small = SmallAudioText(SmallConfig(vocabulary=list(SPECIAL), labels=config.labels,
                                            sampling_rate=config.sampling_rate))
         self.hop = small.config.hop
-        self.mel, self.convolutions, self.audio_context = small.mel, small.convolutions, small.audio_context
+        self.mel = PitchedLogMel(small.mel)
+        self.convolutions, self.audio_context = small.convolutions, small.audio_context
         self.event_head = small.event_head
 
     audio_steps = SmallAudioText.audio_steps    # the small model's front end and trunk, unchanged
