@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .base import EvalData
+from .base import EvalData, System
 
 
 def train_split(data: EvalData, train: str | None, who: str) -> EvalData:
@@ -49,3 +49,21 @@ def group_similarity(data: EvalData, scores: np.ndarray, device: str) -> torch.T
     for query, (columns, values) in enumerate(zip(group_columns(data), np.split(scores, len(data.queries)))):
         similarity[query, columns] = torch.as_tensor(values, dtype=torch.float64)
     return similarity.to(device)
+
+
+class GroupAdversary(System):
+    """An adversary that scores each query's own candidates from `group_features` (one row per candidate, in
+    group order), learned on the train split."""
+
+    name = ""
+
+    def __init__(self, train: str | None, seed: int):
+        self.train, self.seed = train, seed
+
+    def group_features(self, data: EvalData) -> np.ndarray:
+        raise NotImplementedError
+
+    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        train = train_split(data, self.train, self.name)
+        classifier = fit_classifier(self.group_features(train), group_labels(train), self.seed)
+        return group_similarity(data, classifier.predict_proba(self.group_features(data))[:, 1], device)

@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-import torch
 
 from .annotations import clip_events
-from .base import EvalData, System
-from .learned import fit_classifier, group_columns, group_labels, group_similarity, train_split
+from .base import EvalData
+from .learned import GroupAdversary, group_columns
 
 FEATURES = ("same_sounds", "jaccard_mean", "jaccard_max", "shared_events", "distance_mean", "distance_min",
             "at_one_edit", "at_two_edits", "centrality_rank", "centrality", "sound_frequency_mean",
@@ -61,14 +60,9 @@ def group_features(data: EvalData) -> np.ndarray:
                       dtype=np.float64)
 
 
-class ListwiseAudit(System):
-    def __init__(self, train: str | None, seed: int):
-        self.name, self.train, self.seed = "listwise-audit", train, seed
-
-    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        train = train_split(data, self.train, self.name)
-        classifier = fit_classifier(group_features(train), group_labels(train), self.seed)
-        return group_similarity(data, classifier.predict_proba(group_features(data))[:, 1], device)
+class ListwiseAudit(GroupAdversary):
+    name = "listwise-audit"
+    group_features = staticmethod(group_features)
 
 
 def build(location: str = "", train: str | None = None, seed: str = "0", device: str = "cpu") -> ListwiseAudit:

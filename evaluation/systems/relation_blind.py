@@ -12,11 +12,10 @@ pair on its own, so it can learn exactly such a rule. Its tie on a shape is bag-
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from .annotations import clip_events, mentioned_labels, query_atoms
-from .base import EvalData, System
-from .learned import fit_classifier, group_columns, group_labels, group_similarity, train_split
+from .base import EvalData
+from .learned import GroupAdversary, group_columns
 
 FIFTHS = 5
 FEATURES = ("mentioned", "mentioned_present", "unmentioned_present", "events", "first_mentioned", "last_mentioned",
@@ -93,14 +92,9 @@ def count_tie(data: EvalData) -> np.ndarray:
     return np.asarray(ties)
 
 
-class RelationBlind(System):
-    def __init__(self, train: str | None, seed: int):
-        self.name, self.train, self.seed = "relation-blind", train, seed
-
-    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        train = train_split(data, self.train, self.name)
-        classifier = fit_classifier(group_features(train), group_labels(train), self.seed)
-        return group_similarity(data, classifier.predict_proba(group_features(data))[:, 1], device)
+class RelationBlind(GroupAdversary):
+    name = "relation-blind"
+    group_features = staticmethod(group_features)
 
 
 def build(location: str = "", train: str | None = None, seed: str = "0", device: str = "cpu") -> RelationBlind:
