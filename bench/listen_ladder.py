@@ -1,0 +1,176 @@
+"""The listening ladder of the README, from scratch on CPU: systems that hear the audio beside those that
+read the annotations, on one build.
+
+    python bench/listen_ladder.py [--out DIR] [--queries 100] [--train-queries 400] [--detector-epochs 5]
+                                  [--detector-steps 100] [--dual-epochs 20] [--compose-queries 40]
+                                  [--workers 2] [--source SPEC [--one-fold]]
+
+1. A build at 16 kHz (default: the synthetic bank; test, validation and train from disjoint recordings;
+   --one-fold for a source that holds test recordings only, such as the ESC-50 subset: validation and
+   train then reuse them with other seeds): --queries per task in test, a fifth of that in validation,
+   both in groups of 10; --train-queries per task in train, in groups of 3. Validation and train use
+   the `natural:seen` templates only, so no trained model reads a held-out template.
+2. `reasonaudio train --model detector` (--detector-steps batches of 32 clips an epoch), then `--model
+   dual:DETECTOR_DIR` (the dual encoder hears through the trained detector, frozen; every query an epoch).
+3. The ladder on the test split: oracle, detector (the hearing ceiling), two-stage (MiniLM on the
+   detector's captions, and on the oracle captions), the dual encoder, bag-of-sounds,
+   first-mentioned-first, random; per task and per task x depth with bootstrap 95 % intervals, and the
+   detector's DCASE metrics on the test split.
+4. Without --one-fold, compose or memorise: four more test builds of --compose-queries per task, from the
+   train split's recordings or from new (test) ones, in the seen templates or the held-out ones; the
+   dual encoder and the detector scored on each.
+The markdown tables and the wall times are printed.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+TASKS = ("negation", "order", "overlap", "duration", "mix")
+SEEN, HELD_OUT = "natural:seen", "natural:held-out"
+
+
+def cell(scores: dict, intervals: dict | None = None) -> str:
+    text = f"{100 * scores['accuracy']:.1f}"
+    if intervals:
+        low, high = intervals["accuracy"]
+        text += f" [{100 * low:.1f}, {100 * high:.1f}]"
+    return text
+
+
+def task_table(results: dict[str, dict]) -> str:
+    lines = ["| system | " + " | ".join(TASKS) + " | average |", "|---|" + "---|" * (len(TASKS) + 1)]
+    for name, result in results.items():
+        lines.append(f"| {name} | " + " | ".join(cell(result[t], result["intervals"][t]) for t in TASKS + ("average",))
+                     + " |")
+    return "\n".join(lines)
+
+
+def depth_table(results: dict[str, dict]) -> str:
+    """One row per task x depth cell, one column per system: accuracy with its 95 % interval."""
+    first = next(iter(results.values()))["breakdown"]["cells"]
+    lines = ["| task | depth | queries | " + " | ".join(results) + " |", "|---|---|---:|" + "---|" * len(results)]
+    for key, where in sorted(first.items(), key=lambda kv: (TASKS.index(kv[1]["where"]["task"]),
+                                                            kv[1]["where"]["depth"])):
+        row = [where["where"]["task"], str(where["where"]["depth"]), str(where["num_queries"])]
+        row += [cell(r["breakdown"]["cells"][key], r["breakdown"]["cells"][key]["intervals"]) for r in results.values()]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, help="keep the builds, models and results here (default: a temporary folder)")
+    parser.add_argument("--queries", type=int, default=100, help="queries per task in test (default: 100)")
+    parser.add_argument("--train-queries", type=int, default=400, help="queries per task in train (default: 400)")
+    parser.add_argument("--detector-epochs", type=int, default=5, help="(default: 5)")
+    parser.add_argument("--detector-steps", type=int, default=100,
+                        help="the detector's batches an epoch, each epoch another draw of clips (default: 100)")
+    parser.add_argument("--dual-epochs", type=int, default=20, help="(default: 20)")
+    parser.add_argument("--compose-queries", type=int, default=40,
+                        help="queries per task in each compose-or-memorise build (default: 40; 0: none)")
+    parser.add_argument("--workers", type=int, default=2, help="rendering processes (default: 2)")
+    parser.add_argument("--source", default="synthetic:", help="sound source (default: synthetic:, whose splits "
+                        "hold disjoint recordings)")
+    parser.add_argument("--one-fold", action="store_true", help="the source holds test recordings only (e.g. the "
+                        "ESC-50 subset): validation and train reuse them with other seeds, and there is no "
+                        "compose-or-memorise table (default: off)")
+    args = parser.parse_args()
+
+    from evaluation.runner import run
+    from evaluation.systems import EvalData, open_system
+    from generation.pipeline import GenerateConfig, generate
+    from training.loop import TrainConfig, train
+
+    def build(folder: Path, split: str, queries: int, candidates: int, seed: int, style: str = "natural") -> None:
+        source = args.source
+        if args.one_fold and split != "test":
+            source = f"{source}{'&' if '?' in source else '?'}as_split={split}"
+        generate(GenerateConfig(source=source, out=str(folder), split=split, queries_per_task=queries,
+                                candidates=candidates, seed=seed, sample_rate=16000, text_style=style,
+                                workers=args.workers, progress=False))
+
+    started = time.perf_counter()
+    times = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = args.out or Path(scratch)
+        data = root / "build"
+        build(data, "test", args.queries, 10, 0)
+        build(data, "validation", max(4, args.queries // 5), 10, 1 if args.one_fold else 0, SEEN)
+        build(data, "train", args.train_queries, 3, 2 if args.one_fold else 0, SEEN)
+        times["build"] = time.perf_counter() - started
+
+        begun = time.perf_counter()
+        detector = train(TrainConfig(data=str(data), out=str(root / "detector"), model="detector",
+                                     epochs=args.detector_epochs, max_steps=args.detector_steps, lr=3e-3,
+                                     progress=False))
+        times["detector training"] = time.perf_counter() - begun
+        begun = time.perf_counter()
+        dual = train(TrainConfig(data=str(data), out=str(root / "dual"), model=f"dual:{root / 'detector'}",
+                                 epochs=args.dual_epochs, lr=3e-3, progress=False))
+        times["dual-encoder training"] = time.perf_counter() - begun
+
+        begun = time.perf_counter()
+        test = EvalData.load(str(data), "test")
+        specs = {"oracle": "oracle", "detector": f"detector:{root / 'detector'}",
+                 "two-stage (detector captions)": f"two-stage:all-MiniLM-L6-v2?captions=detector:{root / 'detector'}",
+                 "two-stage (oracle captions)": "two-stage:all-MiniLM-L6-v2?captions=oracle",
+                 "dual encoder": f"trained:{root / 'dual'}", "bag-of-sounds": "bag-of-sounds",
+                 "first-mentioned-first": "first-mentioned-first", "random": "random"}
+        results, systems = {}, {}
+        for name, spec in specs.items():
+            systems[name] = open_system(spec)
+            results[name] = run(systems[name], test, "group", progress=False)
+        times["ladder"] = time.perf_counter() - begun
+
+        compose = {}
+        if args.compose_queries and not args.one_fold:
+            begun = time.perf_counter()
+            for recordings, split in (("train recordings", "train"), ("new recordings", "test")):
+                for templates, style in (("seen templates", SEEN), ("held-out templates", HELD_OUT)):
+                    folder = root / f"compose-{split}-{style.split(':')[1]}"
+                    build(folder, split, args.compose_queries, 10, 10 + len(compose), style)
+                    held = EvalData.load(str(folder), split)
+                    compose[(recordings, templates)] = {
+                        name: run(open_system(specs[name]), held, "group", progress=False)
+                        for name in ("dual encoder", "detector")}
+            times["compose or memorise"] = time.perf_counter() - begun
+
+    print(f"build: {args.source} at 16 kHz; test {len(test.queries)} queries in groups of 10"
+          + ("; validation and train reuse the test recordings with other seeds" if args.one_fold else
+             "; validation and train from other recordings") + "; validation and train in the seen templates")
+    print(f"detector: best validation group accuracy {100 * detector['best']['accuracy']:.1f} % at epoch "
+          f"{detector['best']['epoch']}, decoding {detector['best']['decoding']}, validation event F1 "
+          f"{100 * detector['best']['detection']['event_f1']:.1f} %, segment F1 "
+          f"{100 * detector['best']['detection']['segment_f1']:.1f} %")
+    heard = systems["detector"].record["detection"]
+    print(f"detector on the test split (sed_eval): event-based F1 {100 * heard['event_f1']:.1f} % (collar "
+          f"{heard['collar_seconds']} s), segment-based F1 {100 * heard['segment_f1']:.1f} % "
+          f"({heard['segment_seconds']} s segments); error rates {heard['event_error_rate']:.2f} / "
+          f"{heard['segment_error_rate']:.2f}")
+    print(f"dual encoder: best validation group accuracy {100 * dual['best']['accuracy']:.1f} % at epoch "
+          f"{dual['best']['epoch']}")
+    print("\ngroup accuracy (%), 95 % bootstrap intervals\n")
+    print(task_table(results))
+    print("\nper task and depth\n")
+    print(depth_table(results))
+    if compose:
+        print(f"\ncompose or memorise: average group accuracy (%) on {args.compose_queries} queries per task, 95 % "
+              "intervals\n")
+        print("| recordings | templates | dual encoder | detector |")
+        print("|---|---|---|---|")
+        for (recordings, templates), scored in compose.items():
+            print(f"| {recordings} | {templates} | " + " | ".join(
+                cell(scored[name]["average"], scored[name]["intervals"]["average"]) for name in ("dual encoder", "detector"))
+                + " |")
+    print("\n" + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in times.items()))
+    print(f"wall time: {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
