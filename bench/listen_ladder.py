@@ -2,7 +2,7 @@
 read the annotations, on one build.
 
     python bench/listen_ladder.py [--out DIR] [--queries 100] [--train-queries 400] [--detector-epochs 5]
-                                  [--detector-steps 100] [--dual-epochs 20] [--compose-queries 40]
+                                  [--detector-steps 100] [--dual-epochs 15] [--compose-queries 40]
                                   [--workers 2] [--source SPEC [--one-fold]]
 
 1. A build at 16 kHz (default: the synthetic bank; test, validation and train from disjoint recordings;
@@ -71,7 +71,7 @@ def main() -> None:
     parser.add_argument("--detector-epochs", type=int, default=5, help="(default: 5)")
     parser.add_argument("--detector-steps", type=int, default=100,
                         help="the detector's batches an epoch, each epoch another draw of clips (default: 100)")
-    parser.add_argument("--dual-epochs", type=int, default=20, help="(default: 20)")
+    parser.add_argument("--dual-epochs", type=int, default=15, help="(default: 15)")
     parser.add_argument("--compose-queries", type=int, default=40,
                         help="queries per task in each compose-or-memorise build (default: 40; 0: none)")
     parser.add_argument("--workers", type=int, default=2, help="rendering processes (default: 2)")

@@ -163,7 +163,7 @@ def test_a_held_out_split_uses_only_held_out_templates(tmp_path):
 
 def test_dual_encoder_trains_on_the_detector_and_scores_as_trained(splits, detector, tmp_path):
     out = tmp_path / "dual"
-    assert main(["train", "--model", f"dual:{detector}?adapter_layers=0", "--data", str(splits), "--out", str(out),
+    assert main(["train", "--model", f"dual:{detector}", "--data", str(splits), "--out", str(out),
                  "--epochs", "1", "--max-steps", "2", "--batch-size", "8", "--quiet"]) == 0
     record = json.loads((out / "training.json").read_text())
     system = open_system(f"trained:{out}")

@@ -160,11 +160,16 @@ def train(config: TrainConfig) -> dict:
                                     seed=config.seed, augment=config.augment, hard_negatives=config.hard_negatives)
         if config.event_weight:
             items = EventTargets(items, model.config.labels, model.config.hop)
+        if hasattr(model, "training_items"):     # a frozen audio side: each clip heard once for the run
+            items = model.training_items(items)
 
         def step_loss(batch):
             return _contrastive_loss(model, config, logit_scale, *batch)
-    parameters = [*(p for p in model.parameters() if p.requires_grad), *([] if detector else [logit_scale])]
-    optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=0.01)
+    groups = (model.parameter_groups(config.lr) if hasattr(model, "parameter_groups") else
+              [{"params": [p for p in model.parameters() if p.requires_grad]}])
+    groups += [] if detector else [{"params": [logit_scale]}]
+    parameters = [p for group in groups for p in group["params"]]
+    optimizer = torch.optim.AdamW(groups, lr=config.lr, weight_decay=0.01)
     steps_per_epoch = min(math.ceil(len(items) / config.batch_size), config.max_steps or math.inf)
     total_steps = config.epochs * steps_per_epoch    # warm up over a tenth of the run, then a cosine down to zero
     schedule = get_cosine_schedule_with_warmup(optimizer, max(1, total_steps // 10), total_steps)
@@ -240,6 +245,8 @@ def _contrastive_loss(model, config: TrainConfig, logit_scale, query_texts, *bat
         targets = torch.cat(batch[per_item:]).to(audio.device)
         events = F.binary_cross_entropy_with_logits(model.event_head(audio_steps), targets,
                                                     reduction="none").sum(-1).mean()   # per step: every class
+    elif hasattr(model, "embed_heard"):       # the clips are already heard (models/dual.py)
+        audio, events = model.embed_heard(clips), 0.0
     else:
         audio, events = model.encode_audio(list(clips.numpy())), 0.0
     positives = len(query_texts)
