@@ -17,7 +17,9 @@ it is taken, so what is on disk is always the last good state.
 The `detector` kind trains otherwise on the same loop: every clip of the train split once an epoch,
 binary cross-entropy of its frame activity against the clip's `events` (events.py); after each epoch its
 decoding is chosen on the validation split and the epoch scores the `detector:` system's group accuracy
-there, with DCASE's detection metrics beside it in the history.
+there, with DCASE's detection metrics beside it in the history. A model whose audio side is frozen
+(`dual`) hears each train clip once for the run (its `training_items`) and trains its parts at their own
+rates (its `parameter_groups`).
 """
 from __future__ import annotations
 
