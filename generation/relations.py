@@ -139,6 +139,14 @@ def _overlap(x: Event | None, y: Event | None) -> Relevance:
     return _clear(enough, -shared >= ORDER_GAP_MS)
 
 
+def _apart(x: Event | None, y: Event | None) -> Relevance:
+    """apart(X, Y), "X and Y at different times": overlap's clear "no" (disjoint by >= 0.5 s) is its yes and
+    overlap's yes its no, so the two are each other's mirror (the overlap task states either)."""
+    if x is None or y is None:
+        return NO
+    return {YES: NO, NO: YES}.get(_overlap(x, y), AMBIGUOUS)
+
+
 def _longer(x: Event | None, y: Event | None) -> Relevance:
     if x is None or y is None:
         return NO
@@ -170,10 +178,10 @@ def _lasts(x: Event | None, seconds: str) -> Relevance:
 
 RELATIONS = {
     "present": _present, "absent": _absent, "before": _before, "overlap": _overlap,
-    "longer": _longer, "short": _short, "long": _long, "lasts": _lasts,
+    "apart": _apart, "longer": _longer, "short": _short, "long": _long, "lasts": _lasts,
 }
 RELATION_ARITY = {"lasts": 1}        # labels an atom names before its number; the rest name labels only
-SIGNATURE_LABELS = {"present": 1, "absent": 1, "before": 2, "overlap": 2, "longer": 2, "short": 1, "long": 1,
+SIGNATURE_LABELS = {"present": 1, "absent": 1, "before": 2, "overlap": 2, "apart": 2, "longer": 2, "short": 1, "long": 1,
                     "lasts": 2}      # how many arguments each relation takes
 
 
@@ -183,7 +191,7 @@ def _seconds(text: str) -> bool:
     except ValueError:
         return False
 # Relations that hold only if every argument sounds: a clip lacking one of these labels is a clear "no".
-REQUIRES_PRESENCE = {"present", "before", "overlap", "longer", "short", "long", "lasts"}
+REQUIRES_PRESENCE = {"present", "before", "overlap", "apart", "longer", "short", "long", "lasts"}
 
 
 def required_labels(atoms: Iterable[Atom]) -> frozenset[str]:

@@ -42,6 +42,7 @@ class Scene:
     gap: float                # silence between neighbouring blocks, > the 0.5 s relation margin
     lead: float               # 0..1: share of the clip's free time before the first block
     named: frozenset[str] = frozenset()   # the classes the query names, wherever edits move them
+    replaces: tuple[tuple[str, str], ...] = ()   # (excluded class, the class whose place it takes), shared by a group
 
     def slots(self) -> Iterator[Slot]:
         for block in self.blocks:

@@ -175,7 +175,7 @@ def _shape_findings(at: str, qid: str, query: dict, atoms, phrases: dict[str, st
     shape = shape_of(task, atoms)
     if shape is None:
         return [f"{at} ({qid}): its constraint is no query shape of task {query['task']!r}"]
-    stated = {"shape": shape.name, "depth": depth(atoms), "num_sounds": len(mentioned(atoms))}
+    stated = {"shape": shape.reported_as, "depth": depth(atoms), "num_sounds": len(mentioned(atoms))}
     wrong = [f"{key} {query.get(key)!r} should be {value!r}" for key, value in stated.items() if query.get(key) != value]
     if wrong:
         return [f"{at} ({qid}): " + "; ".join(wrong)]

@@ -80,13 +80,16 @@ def _edit_degree(plan) -> dict[str, int]:
                                                  ("mix", "longer-absent", 2)])
 def test_the_positive_is_no_centre_of_its_member(by_label, task, shape, degree):
     """Two tested atoms: the positive's member is a closure (a square: base, both flips, both at once; for
-    chains all six orders, or all six ways three lengths fall), so the positive is one edit from exactly as
-    many candidates as each of its hard negatives is."""
+    chains all six orders, or all six ways three lengths fall), or, for an orbit, as often as the rest
+    allows, an arc of one through the positive: the positive is never one edit from more candidates than
+    most of the group is, and in a whole closure exactly as many as each of its hard negatives."""
+    whole = 0
     for plan in plans(by_label, task, shape, 20):
         found = _edit_degree(plan)
-        assert {found[c] for c in plan.hard_negatives} == {found[plan.positive]} == {degree}, plan.text
-
-
+        assert sum(found[c] >= found[plan.positive] for c in found if c != plan.positive) >= 5, plan.text
+        if found[plan.positive] == degree and {found[c] for c in plan.hard_negatives} == {degree}:
+            whole += 1
+    assert whole >= 12
 def test_overlap_stand_ins_sit_before_and_after_the_pair_alike(by_label):
     """In the hard negative the inner sound stands alone where the stand-in stood: after the pair as often
     as before it, so "no named sound is last" no longer finds the positive."""

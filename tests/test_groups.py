@@ -57,7 +57,26 @@ def test_each_hard_negative_flips_one_atom_and_keeps_the_timeline(by_label, task
             assert timeline(positive) == timeline(negative), plan.text
         tested = [i for i, atom in enumerate(plan.atoms) if atom.relation != "present"]
         assert sorted(flipped) == tested                              # one hard negative per tested atom
-    assert shapes == {shape.name for shape in TASKS[task].shapes}     # every shape is drawn
+    assert shapes == {shape.reported_as for shape in TASKS[task].shapes}     # every shape is drawn
+
+
+@pytest.mark.parametrize("task", ["overlap", "mix"])
+def test_named_sounds_sounding_together_tell_nothing_without_the_words(by_label, task):
+    """Every shape that states an overlap has its mirror ("at different times") under the same name: a rule
+    that prefers the clip whose named sounds sound together finds the positive in about half of those
+    groups and the hard negative in the others; the relation word alone decides."""
+    together = []
+    for plan in plans(by_label, task, 80):
+        pair = next((atom for atom in plan.atoms if atom.relation in ("overlap", "apart")), None)
+        if pair is None:
+            continue
+        clips = by_id(plan)
+        for clip_id in plan.hard_negatives:
+            if relevant([pair], clips[clip_id]) is NO:          # the hard negative that flips the pair
+                heard = [relevant([Atom("overlap", pair.args)], clips[c]) is YES for c in (plan.positive, clip_id)]
+                assert heard[0] != heard[1], plan.text
+                together.append(heard[0])
+    assert len(together) >= 20 and 0.3 < np.mean(together) < 0.7, (len(together), np.mean(together))
 
 
 def test_swaps_and_moves_change_only_the_tested_sounds(by_label):
@@ -111,4 +130,5 @@ def test_depth_and_events_per_clip_follow_the_options(by_label):
         assert all(len(c.events) == 4 for c in plan.candidates)
     deep = plans(by_label, "mix", 30, depths=(3, 3))
     assert {p.shape for p in deep} == {"lasts-present-absent", "before-overlap-absent"}
+    assert {p.atoms[1].relation for p in deep if p.shape == "before-overlap-absent"} == {"overlap", "apart"}
     assert all(p.depth == 3 for p in deep) and {p.num_sounds for p in deep} == {3, 4}

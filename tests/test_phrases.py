@@ -65,7 +65,7 @@ def test_order_templates_name_sounds_in_temporal_order_no_more_often_than_chance
             order_atoms = sum(atom.relation == "before" for atom in shape.symbolic_atoms())
             if not order_atoms:
                 continue
-            related = [r for r in ("a", "b", "c") if r in shape.relates]
+            related = list(shape.temporal) or [r for r in ("a", "b", "c") if r in shape.relates]
             in_order = sum(sorted(related, key=lambda r: t.index("{" + r + "}")) == related for t in table[name])
             assert in_order / len(table[name]) <= 1 / (order_atoms + 1) + 1e-9, (style, name, in_order)
     assert any(t.index("{z}") < t.index("{a}") for t in STYLES["natural"]["present-absent"]), "one names z first"
@@ -77,6 +77,7 @@ def test_order_templates_name_sounds_in_temporal_order_no_more_often_than_chance
 RELATION_WORDS = {
     "before": r"\bthen\b|followed by|\bafter\b|preceded by|\bbefore\b|following|afterwards|later|in between",
     "overlap": r"same time|overlapping|overlaps|together with|simultaneously",
+    "apart": r"different times?|another time|separate time|separately",
     "longer": r"longer|shorter",
     "lasts": r"\{n\} seconds",
     "absent": r"without|no sign of|no trace of|\bnot\b|neither|\bnor\b",

@@ -70,6 +70,11 @@ def test_replacing_a_mentioned_sound_gives_a_negative(names, dx, dy, gap):
     ([ev("a", 0, 2), ev("b", 1.7, 3)], Atom("overlap", ("a", "b")), AMBIGUOUS),  # only 0.3 s shared
     ([ev("a", 0, 1), ev("b", 1.2, 3)], Atom("overlap", ("a", "b")), AMBIGUOUS),  # gap below 0.5 s
     ([ev("a", 0, 1), ev("b", 1.5, 3)], Atom("overlap", ("a", "b")), NO),
+    ([ev("a", 0, 1), ev("b", 1.5, 3)], Atom("apart", ("a", "b")), YES),        # overlap's clear no: a gap of 0.5 s
+    ([ev("a", 0, 1), ev("b", 1.2, 3)], Atom("apart", ("a", "b")), AMBIGUOUS),  # gap below 0.5 s
+    ([ev("a", 0, 2), ev("b", 1.5, 3)], Atom("apart", ("a", "b")), AMBIGUOUS),  # overlapping, below overlap's yes
+    ([ev("a", 0, 2), ev("b", 1.0, 2.0)], Atom("apart", ("a", "b")), NO),       # overlap's yes
+    ([ev("a", 0, 1)], Atom("apart", ("a", "b")), NO),                          # b not there at all
     ([ev("a", 0, 3), ev("b", 4, 5.6)], Atom("longer", ("a", "b")), AMBIGUOUS),  # 1.9 x
     ([ev("a", 0, 2.5)], Atom("long", ("a",)), AMBIGUOUS),
     ([ev("a", 0, 2.5)], Atom("short", ("a",)), AMBIGUOUS),
@@ -93,6 +98,7 @@ def test_margins(events, atom, expected):
     ([ev("a", 0.1, 0.7), ev("b", 1.3, 1.9)], Atom("longer", ("a", "b")), NO),   # equal lengths
     ([ev("a", 0.1, 1.1), ev("b", 1.6, 2.0)], Atom("before", ("a", "b")), YES),  # a gap of exactly 0.5 s
     ([ev("a", 0.1, 1.3), ev("b", 0.7, 1.9)], Atom("overlap", ("a", "b")), YES),  # shared exactly half of each
+    ([ev("a", 0.1, 1.1), ev("b", 1.6, 2.0)], Atom("apart", ("a", "b")), YES),    # a gap of exactly 0.5 s
     ([ev("a", 0.2, 3.2)], Atom("lasts", ("a", "5")), NO),                       # exactly max(1, 0.4 N) = 2 s off
     ([ev("a", 0.3, 1.8)], Atom("short", ("a",)), YES),                          # exactly 1.5 s
 ])

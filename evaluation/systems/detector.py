@@ -47,10 +47,11 @@ def atom_confidence(atom, events: dict, peak: dict[str, float]) -> float:
     y = events[labels[1]] if len(labels) > 1 else None
     if atom.relation == "before":    # yes: x ends 0.5 s before y starts
         return _logistic(y.onset - x.offset - relations.ORDER_GAP / 2, relations.ORDER_GAP / 2)
-    if atom.relation == "overlap":   # yes: shared >= half the shorter and >= 0.5 s
+    if atom.relation in ("overlap", "apart"):   # overlap yes: shared >= half the shorter and >= 0.5 s
         shared = min(x.offset, y.offset) - max(x.onset, y.onset)
         needed = max(relations.OVERLAP_FRACTION * min(x.seconds, y.seconds), relations.OVERLAP_SECONDS)
-        return _logistic(shared - needed / 2, relations.OVERLAP_SECONDS / 2)
+        together = _logistic(shared - needed / 2, relations.OVERLAP_SECONDS / 2)
+        return together if atom.relation == "overlap" else 1 - together
     if atom.relation == "longer":    # yes: twice as long; no: not longer
         ratio = math.log(max(x.seconds, 1e-3) / max(y.seconds, 1e-3))
         return _logistic(ratio - math.log(relations.LONGER_RATIO) / 2, math.log(relations.LONGER_RATIO) / 4)

@@ -76,20 +76,23 @@ def group_features(data: EvalData) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64)
 
 
+def group_count_tie(mentioned: set[str], group: list, positive: int) -> float:
+    """The accuracy of the best rule that sees only *how many* of the named sounds each candidate (a timeline)
+    holds: 1 / the candidates holding as many as the positive."""
+    counts = [sum(e.label in mentioned for e in events) for events in group]
+    return 1 / counts.count(counts[positive])
+
+
 def count_tie(data: EvalData) -> np.ndarray:
-    """Per query, the accuracy of the best rule that sees only *how many* of the named sounds each candidate
-    holds: 1 / the candidates holding as many as the positive. Bag-of-sounds' tie counts every named sound
-    as wanted; where a query excludes a sound, any relation-blind rule that counts beats it (the positive
-    alone lacks one named sound, or shares that with its partial matches), so the adversary is held to
-    this one: above it, where the named sounds sit gives the answer away."""
+    """Per query, `group_count_tie`. Bag-of-sounds' tie counts every named sound as wanted; where a query
+    excludes a sound, any relation-blind rule that counts beats it (the positive alone lacks one named
+    sound, or shares that with its partial matches), so the adversary is held to this one: above it, where
+    the named sounds sit gives the answer away."""
     events = clip_events(data.corpus)
     row = {clip: i for i, clip in enumerate(data.corpus["clip_id"])}
-    ties = []
-    for atoms, group, positive in zip(query_atoms(data.queries), data.queries["candidates"], data.queries["positive"]):
-        mentioned = mentioned_labels(atoms)
-        counts = [sum(e.label in mentioned for e in events[row[clip]]) for clip in group]
-        ties.append(1 / counts.count(counts[group.index(positive)]))
-    return np.asarray(ties)
+    return np.asarray([group_count_tie(mentioned_labels(atoms), [events[row[clip]] for clip in group], group.index(positive))
+                       for atoms, group, positive in zip(query_atoms(data.queries), data.queries["candidates"],
+                                                         data.queries["positive"])])
 
 
 class RelationBlind(GroupAdversary):

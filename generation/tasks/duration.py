@@ -7,11 +7,8 @@ length is tested are continuous (croppable to any length), and `lasts` pairs its
 whose length is across the margin; the partner is longer as often as shorter, so "the named sound is
 the longer" is right half the time.
 """
-from dataclasses import replace
-from itertools import permutations
-
 from ..relations import LASTS_NO, LASTS_YES, Atom
-from .base import CONTINUOUS, STEADY, Shape, Task, layout_for
+from .base import CONTINUOUS, STEADY, Shape, Task, alternating_cycle, layout_for
 
 LONGER_SECONDS = (1.5, 4.0)     # the longer of a `longer` pair ...
 LONGER_RATIO = (2.1, 2.6)       # ... is this many times the shorter (>= 2, the relation's margin): the
@@ -67,24 +64,16 @@ class LongerChain(Shape):
     def flips(self, scene, rng, absent):
         return [scene.swap_sounds("a", "b"), scene.swap_sounds("b", "c")]
 
+    cyclic = True
+
     def closure_size(self) -> int:
         return 6
 
-    def closure(self, scene, flips, rng, absent):
-        """All six ways the three recordings can take the three lengths, the two flips first: each is one
-        trade from three others, so no version is a centre (both flips trade b, so they do not merge)."""
-        sounds = {role: scene.slot(role) for role in self.relates}
-        seen, out = {scene.blocks, *(flip.blocks for flip in flips)}, list(flips)
-        for order in permutations(self.relates):
-            given = dict(zip(self.relates, order))
-            version = scene._map(lambda slot: replace(slot, label=sounds[given[slot.role]].label,
-                                                      source_id=sounds[given[slot.role]].source_id,
-                                                      continuous=sounds[given[slot.role]].continuous)
-                                 if slot.role in given else slot)
-            if version.blocks not in seen:
-                seen.add(version.blocks)
-                out.append(version)
-        return out
+    def orbit(self, scene):
+        """All six ways the three recordings can take the three lengths, as a hexagon of trades (a with b,
+        then b with c, in turn): each is one trade from two others, so no version is a centre."""
+        return alternating_cycle(scene, lambda version: version.swap_sounds("a", "b"),
+                                 lambda version: version.swap_sounds("b", "c"))
 
 
 def tolerance(n: float) -> tuple[float, float]:
@@ -131,6 +120,10 @@ class Lasts(Shape):
 
     def flips(self, scene, rng, absent):
         return [scene.swap_sounds("a", "w")] + super().flips(scene, rng, absent)
+
+    def reach(self, scene):
+        """The partner's sound may take the named sound's place (the lasts flip), which may be the longer."""
+        return {"w": max(scene.slot("a").seconds, scene.slot("w").seconds)}
 
 
 TASK = Task("duration", "how long sounds last: one longer than another, a chain of three, or about N seconds",

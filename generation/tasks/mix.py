@@ -4,7 +4,7 @@ from ..relations import Atom
 from .base import CONTINUOUS, STEADY, Shape, Task
 from .duration import Lasts, Longer
 from .order import Before
-from .overlap import Overlap, OverlapBefore
+from .overlap import After, Apart, Overlap, OverlapBefore
 
 
 def _absent(w) -> list[Atom]:
@@ -71,7 +71,7 @@ class BeforeOverlapAbsent(OverlapBefore):
     host_roles = ("b",)
 
     def atoms(self, w):
-        return [Atom("before", (w["a"], w["b"])), Atom("overlap", (w["b"], w["c"]))] + _absent(w)
+        return [Atom("before", (w["a"], w["b"])), Atom(self.together, (w["b"], w["c"]))] + _absent(w)
 
     def inner_of(self, host):
         return "c"
@@ -96,6 +96,25 @@ class BeforeOverlapAbsent(OverlapBefore):
         return [scene.swap_sounds("a", "v"), scene.swap_sounds("c", "w")] + Shape.flips(self, scene, rng, absent)
 
 
+class ApartAbsent(Apart, OverlapAbsent):
+    name, mirror_of = "apart-absent", "overlap-absent"
+
+
+class BeforeApartAbsent(Apart, BeforeOverlapAbsent):
+    name, mirror_of = "before-apart-absent", "before-overlap-absent"
+
+
+class AfterOverlapAbsent(After, BeforeOverlapAbsent):
+    """b holding c, then a: the order flip's version the positive (a and its stand-in v trade places)."""
+
+    name, mirror_of, temporal, order_trade = "after-overlap-absent", "before-overlap-absent", ("b", "c", "a"), ("a", "v")
+
+
+class AfterApartAbsent(After, Apart, BeforeOverlapAbsent):
+    name, mirror_of, temporal, order_trade = "after-apart-absent", "before-overlap-absent", ("b", "a", "c"), ("a", "v")
+
+
 TASK = Task("mix", "atoms of different tasks at once", (
-    BeforeAbsent(), OverlapAbsent(), LongerAbsent(), LastsPresentAbsent(), BeforeOverlapAbsent(),
+    BeforeAbsent(), OverlapAbsent(), ApartAbsent(), LongerAbsent(), LastsPresentAbsent(), BeforeOverlapAbsent(),
+    BeforeApartAbsent(), AfterOverlapAbsent(), AfterApartAbsent(),
 ))

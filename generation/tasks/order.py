@@ -2,10 +2,9 @@
 places, every length and gap kept); in a three-sound chain each neighbouring pair gives one. Unmentioned
 sounds stand before or after the chain, so a swap moves the two swapped sounds and nothing else."""
 from dataclasses import replace
-from itertools import permutations
 
 from ..relations import Atom
-from .base import Shape, Task
+from .base import Shape, Task, alternating_cycle
 
 
 class Before(Shape):
@@ -33,22 +32,25 @@ class Chain(Before):
     def flips(self, scene, rng, absent):
         return [scene.swap_blocks("a", "b"), scene.swap_blocks("b", "c")]
 
+    cyclic = True
+
     def closure_size(self) -> int:
         return 6
 
-    def closure(self, scene, flips, rng, absent):
-        """All six orders of the chain's blocks (its orbit under swaps of neighbours: a hexagon, each order
-        one swap from two others), the two flips first. Two swaps by role do not close a square (after
-        one swap b and c are no longer neighbours), and a base with its flips is a star whose centre is
-        the positive (the listwise audit found 33.7 % on chains)."""
-        positions = [i for i, block in enumerate(scene.blocks) if block.host.role in self.relates]
-        orders = []
-        for order in permutations([scene.blocks[i] for i in positions]):
-            blocks = list(scene.blocks)
-            for position, block in zip(positions, order):
-                blocks[position] = block
-            orders.append(replace(scene, blocks=tuple(blocks)))
-        return flips + [o for o in orders if o.blocks not in {s.blocks for s in (scene, *flips)}]
+    def orbit(self, scene):
+        """All six orders of the chain's blocks as a hexagon: neighbours at the chain's first and second
+        places swapped, then at its second and third, in turn. Two swaps by role do not close a square (after
+        one swap b and c are no longer neighbours), and a base with its flips is a star whose centre is the
+        positive (the listwise audit found 33.7 % on chains)."""
+        places = [i for i, block in enumerate(scene.blocks) if block.host.role in self.relates]
+        return alternating_cycle(scene, lambda version: _swapped(version, places[0], places[1]),
+                                 lambda version: _swapped(version, places[1], places[2]))
+
+
+def _swapped(scene, i, j):
+    blocks = list(scene.blocks)
+    blocks[i], blocks[j] = blocks[j], blocks[i]
+    return replace(scene, blocks=tuple(blocks))
 
 
 TASK = Task("order", "which sound comes first, over two or three sounds", (Before(), Chain()))

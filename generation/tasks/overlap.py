@@ -1,4 +1,4 @@
-"""overlap: two sounds at the same time. The shorter (the inner sound) sits inside the longer (the host);
+"""overlap: two sounds at the same time, or at different times (the mirror). The shorter (the inner sound) sits inside the longer (the host);
 its stand-in, an unmentioned sound exactly as long, sits inside a host of its own (an unmentioned sound
 drawn like the pair's host), before or after the pair. The hard negative makes the inner sound and its
 stand-in trade places (Scene.swap_sounds): the stand-in is heard inside the named host, the inner sound
@@ -9,6 +9,15 @@ sound heard in the hard negative and never in the positive: "no named sound is l
 
 All of them are continuous and steady (heard throughout), so the host is heard all along what it holds:
 "at the same time" holds for what a listener hears.
+
+Every shape that states an overlap has **mirrors**, published under the same shape name and drawn as
+often as the shape itself: the same member of versions with another version the positive, stated so that
+it is. `Apart` says "a and b at different times" (apart: disjoint by the 0.5 s margin, overlap's clear
+no); `After`, where the order atom is made by a sound trading places with its stand-in, reads that atom
+the other way ("c, then a" for "a, then c"). Without them, "the named sounds sound together" found every
+overlap positive, and "a named sound is heard last" half of the rest (a rule that knows which sounds the
+query names, not what it says of them: 100 % against a tie of 25-50 %); with them every version of a
+member is the positive as often as any other, and only the words decide.
 """
 from ..relations import Atom
 from .base import CONTINUOUS, STEADY, Shape, Task
@@ -20,6 +29,7 @@ OVERLAP_MIN = 0.6
 
 class Overlap(Shape):
     name = "overlap"
+    together = "overlap"           # the relation the pair is stated in: `Apart` states "apart"
     relates = ("a", "b")
     partners = ("w", "h")          # the inner sound's stand-in, and the host that holds it
     needs = {"a": STEADY, "b": STEADY, "w": STEADY, "h": CONTINUOUS}
@@ -27,7 +37,7 @@ class Overlap(Shape):
     host_seconds, inner_share = HOST_SECONDS, INNER_SHARE
 
     def atoms(self, w):
-        return [Atom("overlap", (w["a"], w["b"]))]
+        return [Atom(self.together, (w["a"], w["b"]))]
 
     def lengths(self, rng, parameters):
         host = round(float(rng.uniform(*self.host_seconds)), 3)
@@ -73,7 +83,7 @@ class OverlapBefore(Overlap):
     lone_seconds = (1.0, 1.6)      # c and its stand-in
 
     def atoms(self, w):
-        return [Atom("overlap", (w["a"], w["b"])), Atom("before", (w["a"], w["c"]))]
+        return [Atom(self.together, (w["a"], w["b"])), Atom("before", (w["a"], w["c"]))]
 
     def lengths(self, rng, parameters):
         lone = round(float(rng.uniform(*self.lone_seconds)), 3)
@@ -94,5 +104,51 @@ class OverlapBefore(Overlap):
         return [scene.swap_sounds("b", "w"), scene.swap_sounds("c", "v")]
 
 
-TASK = Task("overlap", "whether two sounds happen at the same time, alone or before a third",
-            (Overlap(), OverlapBefore()))
+class Apart:
+    """The mirror of an overlap shape (a mixin before it): the inner sound and its stand-in trade places in the
+    layout, so the base is the overlap shape's hard negative and its flip the overlap shape's positive; the
+    atom says "apart". Lengths, places, members and flips are the overlap shape's own."""
+
+    together = "apart"
+
+    def layout(self, rng, seconds):
+        blocks = super().layout(rng, seconds)
+        named_inner = next(inner for _, inner in blocks if inner in self.relates)
+        trade = {named_inner: "w", "w": named_inner}
+        return [(trade.get(host, host), inner and trade.get(inner, inner)) for host, inner in blocks]
+
+
+class After:
+    """The order mirror (a mixin before a shape whose order flip trades a sound with its stand-in,
+    `order_trade`): the two trade places in the layout, so the base is the shape's order flip, and the order
+    atom is read the other way. `temporal`: the related sounds in the order the positive plays them."""
+
+    order_trade: tuple[str, str] = ("c", "v")
+
+    def layout(self, rng, seconds):
+        first, second = self.order_trade
+        trade = {first: second, second: first}
+        return [(trade.get(host, host), inner and trade.get(inner, inner)) for host, inner in super().layout(rng, seconds)]
+
+    def atoms(self, w):
+        return [Atom("before", atom.args[::-1]) if atom.relation == "before" else atom for atom in super().atoms(w)]
+
+
+class ApartPair(Apart, Overlap):
+    name, mirror_of = "apart", "overlap"
+
+
+class ApartBefore(Apart, OverlapBefore):
+    name, mirror_of = "apart-before", "overlap-before"
+
+
+class OverlapAfter(After, OverlapBefore):
+    name, mirror_of, temporal = "overlap-after", "overlap-before", ("c", "a", "b")
+
+
+class ApartAfter(After, Apart, OverlapBefore):
+    name, mirror_of, temporal = "apart-after", "overlap-before", ("c", "a", "b")
+
+
+TASK = Task("overlap", "whether two sounds happen at the same time (or at different times), alone or before a third",
+            (Overlap(), ApartPair(), OverlapBefore(), ApartBefore(), OverlapAfter(), ApartAfter()))

@@ -3,9 +3,10 @@
 Every template says exactly what its shape's constraint says: relative order ("then", "after",
 "preceded by"), never an absolute place ("first", "finally", "at the end": an unmentioned sound may come
 before or after the named ones); "at the same time" and "overlapping", never "during" (the constraint
-allows partial overlap, "during" reads as containment); lengths relative to each other or "about N
-seconds", never "briefly" (no atom bounds the shorter sound's own length). tests/test_phrases.py checks
-each template's relation words against its shape's atoms."""
+allows partial overlap, "during" reads as containment); "at different times" or "separately" for the
+mirrors (apart), never "not at the same time" (it would read as a negated sound); lengths relative to
+each other or "about N seconds", never "briefly" (no atom bounds the shorter sound's own length).
+tests/test_phrases.py checks each template's relation words against its shape's atoms."""
 
 TEMPLATES = {
     # negation
@@ -55,11 +56,38 @@ TEMPLATES = {
         "{b} and, simultaneously, {a}",
         "{b} at the same time as {a}",
     ),
+    # the mirrors: "at different times" (apart: disjoint by the margin), never "not" (absent's word)
+    "apart": (
+        "{a} and {b} at different times",
+        "{a}, and {b} at another time",
+        "{b} and {a}, heard separately",
+        "{b}, at a different time from {a}",
+        "{a} and, at a separate time, {b}",
+        "{b} and, at another time, {a}",
+    ),
     "overlap-before": (
         "{b} at the same time as {a}, and {c} after {a}",
         "{a}, with {b} at the same time, and afterwards {c}",
         "{c}, after {a} overlapping with {b}",
         "{c}, preceded by {a} overlapping with {b}",
+    ),
+    "apart-before": (
+        "{b} at a different time from {a}, and {c} after {a}",
+        "{a}, with {b} at another time, and {c} after {a}",
+        "{c}, after {a}, with {b} at a separate time from {a}",
+        "{c}, preceded by {a}, and {b} at a different time from {a}",
+    ),
+    "overlap-after": (
+        "{b} at the same time as {a}, and {c} before {a}",
+        "{c}, then {a} with {b} at the same time",
+        "{a} overlapping with {b}, after {c}",
+        "{a}, with {b} at the same time, preceded by {c}",
+    ),
+    "apart-after": (
+        "{b} at a different time from {a}, and {c} before {a}",
+        "{c}, then {a}, with {b} at a different time from {a}",
+        "{a} and {b} at different times, and {a} after {c}",
+        "{a}, preceded by {c}, with {b} at a separate time from {a}",
     ),
     # duration
     "longer": (
@@ -92,6 +120,11 @@ TEMPLATES = {
         "{b} overlapping with {a}, and no sign of {z}",
         "no trace of {z}, but {a} sounding together with {b}",
     ),
+    "apart-absent": (
+        "{a} and {b} at different times, without {z}",
+        "{b}, at a different time from {a}, and no sign of {z}",
+        "no trace of {z}, but {a}, and {b} at another time",
+    ),
     "longer-absent": (
         "{a} lasting much longer than {b}, without {z}",
         "{b}, much shorter than {a}, and no sign of {z}",
@@ -108,5 +141,23 @@ TEMPLATES = {
         "{a} followed by {b} overlapping with {c}, but not {z}",
         "{b} and {c} at the same time after {a}, and no sign of {z}",
         "{b} with {c} heard at the same time, preceded by {a}, with no trace of {z}",
+    ),
+    "before-apart-absent": (
+        "{a}, then {b}, with {c} at another time, without {z}",
+        "{a} followed by {b}, and {c} at a different time from {b}, but not {z}",
+        "{b} and {c} at different times, {b} after {a}, and no sign of {z}",
+        "{b}, preceded by {a}, and {c} at a separate time from {b}, with no trace of {z}",
+    ),
+    "after-overlap-absent": (
+        "{b} together with {c}, then {a}, without {z}",
+        "{a}, after {b} overlapping with {c}, but not {z}",
+        "{a}, preceded by {b} and {c} at the same time, and no sign of {z}",
+        "{c} at the same time as {b}, followed by {a}, with no trace of {z}",
+    ),
+    "after-apart-absent": (
+        "{b}, then {a}, with {c} at another time, without {z}",
+        "{a}, after {b}, and {c} at a different time from {b}, but not {z}",
+        "{b} and {c} at different times, {a} after {b}, and no sign of {z}",
+        "{a}, preceded by {b}, and {c} at a separate time from {b}, with no trace of {z}",
     ),
 }

@@ -1,0 +1,117 @@
+"""The adversaries that read timelines, on plans alone: the construction checked in a minute, before any audio.
+
+    python bench/plan_adversaries.py [--source SPEC] [--queries 200] [--train-queries 200] [--seed 0]
+                                     [--train-source SPEC]
+
+`relation-blind` (which sounds the query names, not what it says of them; held to its count tie) and
+`listwise-audit` (a group's candidates compared, no query; chance 1 / candidates) are the systems of
+`reasonaudio baselines`, with their own features and classifier, trained on a planned train split and
+scored on a planned test split (both from `--source`, the train split's recordings from its own split) —
+nothing rendered, so a change to a planner is measured in a minute instead of a build. Printed per task and
+per task x shape: queries, each adversary's accuracy, its tie and the paired bootstrap 95 % interval of the
+difference (2,000 resamples, per cell). The full check (audio, the query-blind audit, every baseline) stays
+`reasonaudio baselines` on a built folder; this is its fast half, for construction work.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evaluation.systems.learned import fit_classifier                                    # noqa: E402
+from evaluation.systems.listwise_audit import candidate_features                         # noqa: E402
+from evaluation.systems.relation_blind import group_count_tie, pair_features             # noqa: E402
+from generation.config import GenerateConfig                                              # noqa: E402
+from generation.pipeline import plan_split                                                # noqa: E402
+from generation.relations import mentioned                                                # noqa: E402
+
+
+def planned(source: str, split: str, queries: int, seed: int, sample_rate: int = 16000) -> list:
+    with tempfile.TemporaryDirectory() as scratch:
+        return plan_split(GenerateConfig(source=source, out=scratch, split=split, queries_per_task=queries,
+                                         seed=seed, sample_rate=sample_rate, progress=False)).queries
+
+
+def rows(plans: list, clip_seconds: float) -> dict[str, np.ndarray]:
+    """Both adversaries' features, the labels (1: the positive) and each query's count tie."""
+    blind, listwise, labels, ties = [], [], [], []
+    for plan in plans:
+        named = set(mentioned(plan.atoms))
+        group = [candidate.events for candidate in plan.candidates]
+        positive = [c.clip_id for c in plan.candidates].index(plan.positive)
+        blind += [pair_features(named, events, clip_seconds) for events in group]
+        listwise += candidate_features(group)
+        labels += [i == positive for i in range(len(group))]
+        ties.append(group_count_tie(named, group, positive))
+    return {"relation-blind": np.asarray(blind), "listwise-audit": np.asarray(listwise),
+            "labels": np.asarray(labels, dtype=int), "count tie": np.asarray(ties)}
+
+
+def group_accuracy(scores: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
+    """Per group: 1 / the candidates tied at the top when the positive is among them, else 0 (ties by
+    their expectation, as the metric counts them)."""
+    scores, labels = scores.reshape(-1, size), labels.reshape(-1, size).astype(bool)
+    top = np.isclose(scores, scores.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
+    return np.where((top & labels).any(axis=1), 1 / top.sum(axis=1), 0.0)
+
+
+def interval(difference: np.ndarray, rng) -> tuple[float, float]:
+    means = difference[rng.integers(len(difference), size=(2000, len(difference)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--source", default="synthetic:", help="sound source (default: synthetic:)")
+    parser.add_argument("--train-source", help="the train split's source (default: --source; e.g. "
+                        "esc50:PATH?as_split=train for a source that holds one fold)")
+    parser.add_argument("--queries", type=int, default=200, help="test queries per task (default: 200)")
+    parser.add_argument("--train-queries", type=int, default=200, help="train queries per task (default: 200)")
+    parser.add_argument("--seed", type=int, default=0, help="the test split's seed; train uses seed + 1 (default: 0)")
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    test = planned(args.source, "test", args.queries, args.seed)
+    train = planned(args.train_source or args.source, "train", args.train_queries, args.seed + 1)
+    size = len(test[0].candidates)
+    test_rows, train_rows = rows(test, 10.0), rows(train, 10.0)
+    accuracy = {}
+    for name in ("relation-blind", "listwise-audit"):
+        classifier = fit_classifier(train_rows[name], train_rows["labels"], args.seed)
+        accuracy[name] = group_accuracy(classifier.predict_proba(test_rows[name])[:, 1], test_rows["labels"], size)
+    ties = {"relation-blind": test_rows["count tie"], "listwise-audit": np.full(len(test), 1 / size)}
+
+    cells = defaultdict(list)
+    for index, plan in enumerate(test):
+        cells[(plan.task, "")].append(index)
+        cells[(plan.task, plan.shape)].append(index)
+    rng = np.random.default_rng(0)
+    print(f"plans of {args.source}: test {len(test)} queries, train {len(train)} "
+          f"({time.perf_counter() - started:.0f} s); accuracy (%) - tie, paired bootstrap 95 % interval\n")
+    print("| task / shape | n | relation-blind | count tie | (- tie, CI) | listwise-audit | (- 10 %, CI) |")
+    print("|---|---:|---:|---:|---|---:|---|")
+    for (task, shape), members in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] != "", kv[0][1])):
+        members = np.asarray(members)
+        line = [f"{task}/{shape}" if shape else task, str(len(members))]
+        for name in ("relation-blind", "listwise-audit"):
+            difference = accuracy[name][members] - ties[name][members]
+            low, high = interval(difference, rng)
+            flag = " **" if low > 0 or high < 0 else ""
+            line += [f"{100 * accuracy[name][members].mean():.1f}"]
+            if name == "relation-blind":
+                line += [f"{100 * ties[name][members].mean():.1f}"]
+            line += [f"[{100 * low:+.1f}, {100 * high:+.1f}]{flag}"]
+        print("| " + " | ".join(line) + " |")
+    print(f"\n** the interval excludes the tie (per cell, not adjusted for the number of cells); "
+          f"wall time {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
