@@ -1,6 +1,6 @@
 """The adversaries that read timelines, on plans alone: the construction checked in a minute, before any audio.
 
-    python bench/plan_adversaries.py [--source SPEC] [--queries 200] [--train-queries 200] [--seed 0]
+    python bench/plan_adversaries.py [--source SPEC] [--queries 200] [--train-queries 200] [--seeds 0]
                                      [--train-source SPEC]
 
 `relation-blind` (which sounds the query names, not what it says of them; held to its count tie) and
@@ -9,7 +9,8 @@
 scored on a planned test split (both from `--source`, the train split's recordings from its own split) —
 nothing rendered, so a change to a planner is measured in a minute instead of a build. Printed per task and
 per task x shape: queries, each adversary's accuracy, its tie and the paired bootstrap 95 % interval of the
-difference (2,000 resamples, per cell). The full check (audio, the query-blind audit, every baseline) stays
+difference (2,000 resamples, per cell). `--seeds 0,1,2` pools the test queries of independent builds (each
+adversary trained on its own build's train split): tighter intervals for the same question. The full check (audio, the query-blind audit, every baseline) stays
 `reasonaudio baselines` on a built folder; this is its fast half, for construction work.
 """
 from __future__ import annotations
@@ -74,26 +75,32 @@ def main() -> None:
                         "esc50:PATH?as_split=train for a source that holds one fold)")
     parser.add_argument("--queries", type=int, default=200, help="test queries per task (default: 200)")
     parser.add_argument("--train-queries", type=int, default=200, help="train queries per task (default: 200)")
-    parser.add_argument("--seed", type=int, default=0, help="the test split's seed; train uses seed + 1 (default: 0)")
+    parser.add_argument("--seeds", default="0", help="comma-separated build seeds, pooled; each test split's "
+                        "train split uses seed + 1 (default: 0)")
     args = parser.parse_args()
 
     started = time.perf_counter()
-    test = planned(args.source, "test", args.queries, args.seed)
-    train = planned(args.train_source or args.source, "train", args.train_queries, args.seed + 1)
-    size = len(test[0].candidates)
-    test_rows, train_rows = rows(test, 10.0), rows(train, 10.0)
-    accuracy = {}
-    for name in ("relation-blind", "listwise-audit"):
-        classifier = fit_classifier(train_rows[name], train_rows["labels"], args.seed)
-        accuracy[name] = group_accuracy(classifier.predict_proba(test_rows[name])[:, 1], test_rows["labels"], size)
-    ties = {"relation-blind": test_rows["count tie"], "listwise-audit": np.full(len(test), 1 / size)}
+    test, accuracy, ties = [], {"relation-blind": [], "listwise-audit": []}, {"relation-blind": [], "listwise-audit": []}
+    for seed in map(int, args.seeds.split(",")):
+        tested = planned(args.source, "test", args.queries, seed)
+        train = planned(args.train_source or args.source, "train", args.train_queries, seed + 1)
+        size = len(tested[0].candidates)
+        test_rows, train_rows = rows(tested, 10.0), rows(train, 10.0)
+        for name in accuracy:
+            classifier = fit_classifier(train_rows[name], train_rows["labels"], seed)
+            accuracy[name].append(group_accuracy(classifier.predict_proba(test_rows[name])[:, 1], test_rows["labels"], size))
+        ties["relation-blind"].append(test_rows["count tie"])
+        ties["listwise-audit"].append(np.full(len(tested), 1 / size))
+        test += tested
+    accuracy = {name: np.concatenate(values) for name, values in accuracy.items()}
+    ties = {name: np.concatenate(values) for name, values in ties.items()}
 
     cells = defaultdict(list)
     for index, plan in enumerate(test):
         cells[(plan.task, "")].append(index)
         cells[(plan.task, plan.shape)].append(index)
     rng = np.random.default_rng(0)
-    print(f"plans of {args.source}: test {len(test)} queries, train {len(train)} "
+    print(f"plans of {args.source}, seeds {args.seeds}: test {len(test)} queries, train {len(train)} a seed "
           f"({time.perf_counter() - started:.0f} s); accuracy (%) - tie, paired bootstrap 95 % interval\n")
     print("| task / shape | n | relation-blind | count tie | (- tie, CI) | listwise-audit | (- 10 %, CI) |")
     print("|---|---:|---:|---:|---|---:|---|")

@@ -298,20 +298,21 @@ class SoundPicker:
 
 
 def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], reach: dict, rng) -> Scene:
-    """`scene` holding, for each (excluded, replaced) pair of the group, the replaced sound in a place where
-    the excluded one will fit (one of `places`, stand-ins last, as `absent_flips` chooses), and saying so
-    (`Scene.replaces`) so that its hard negative puts the excluded sound there."""
-    taken = scene.named | {sound.label for pair in shared for sound in pair}
-    for excluded, replaced in shared:
+    """`scene` holding, for each (excluded, replaced, role) of the group, the replaced sound where the excluded
+    one will fit: in the role it has in the positive's member where it can, else a place as `absent_flips`
+    would choose (stand-ins first); and saying so (`Scene.replaces`), so that the hard negative puts the
+    excluded sound there. The put-ins then sit alike in every member."""
+    taken = scene.named | {sound.label for excluded, replaced, _ in shared for sound in (excluded, replaced)}
+    for excluded, replaced, role in shared:
         if replaced.label in scene.labels():
             continue
         fitting = [slot.role for slot in scene.slots() if slot.role in places and slot.label not in taken
                    and fits(excluded, slot) and fits(excluded, replace(slot, seconds=reach.get(slot.role, 0.0)))
                    and fits(replaced, slot) and _admits(scene, shape, slot.role, replaced)]
-        free = [role for role in fitting if role not in shape.partners] or fitting
+        free = [role] if role in fitting else [r for r in fitting if r in shape.partners] or fitting
         if free:
             scene = scene.with_sound(free[rng.integers(len(free))], replaced)
-    return replace(scene, replaces=tuple((excluded.label, replaced.label) for excluded, replaced in shared))
+    return replace(scene, replaces=tuple((excluded.label, replaced.label) for excluded, replaced, _ in shared))
 
 
 def _admits(scene: Scene, shape: Shape, role: str, sound) -> bool:
@@ -322,13 +323,14 @@ def _admits(scene: Scene, shape: Shape, role: str, sound) -> bool:
     return CONTINUOUS.admits(sound) if hosting else True
 
 
-def _put_in_for(scene: Scene, flips: list[Scene], absent: dict, by_label: dict) -> dict[str, object]:
-    """label of each sound put in by a flip -> the AtomicSound whose place it took in `scene`."""
+def _put_in_for(scene: Scene, flips: list[Scene], absent: dict, by_label: dict) -> dict[str, tuple]:
+    """label of each sound put in by a flip -> (the AtomicSound whose place it took in `scene`, that place)."""
     labels, replaced = {sound.label for sound in absent.values()}, {}
     for flip in flips:
         for before, after in zip(scene.slots(), flip.slots()):
             if after.label in labels and before.label != after.label:
-                replaced[after.label] = next(s for s in by_label[before.label] if s.source_id == before.source_id)
+                sound = next(s for s in by_label[before.label] if s.source_id == before.source_id)
+                replaced[after.label] = (sound, before.role)
     return replaced
 
 
@@ -353,7 +355,8 @@ def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: 
         return []
     chosen, used, replacing = {}, set(), dict(scene.replaces)
     for role in sorted(fitting, key=lambda r: len(fitting[r])):      # the sound that fits fewest places first
-        free = [place for place in fitting[role] if place not in spare and place not in used] or fitting[role]
+        free = [place for place in fitting[role] if place in spare and place not in used] or \
+            [place for place in fitting[role] if place not in used] or fitting[role]
         agreed = [place for place in free if scene.slot(place).label == replacing.get(absent[role].label)]
         free = agreed or free
         chosen[role] = free[rng.integers(len(free))]
@@ -551,7 +554,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         reach = shape.reach(scene)
         if j and shared:
             scene = _with_replaced(scene, shape, shared, unmentioned, reach, rng)
-        absent, places = dict(zip(shape.absent_roles, (excluded for excluded, _ in shared))), \
+        absent, places = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared))), \
             sorted(max(scene.slot(r).seconds, reach.get(r, 0.0)) for r in unmentioned)
         for k, role in enumerate(shape.absent_roles if j == 0 else ()):   # the k-th fits the k shortest places
             shortest = places[min(k, len(places) - 1)]
@@ -568,7 +571,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             return None
         if j == 0 and absent:
             replaced = _put_in_for(scene, flips, absent, picker.by_label)
-            shared = [(sound, replaced[sound.label]) for sound in absent.values()]
+            shared = [(sound, *replaced[sound.label]) for sound in absent.values()]
         if closed:
             flips = shape.closure(scene, flips, rng, absent)
             if flips is None:
