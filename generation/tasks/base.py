@@ -543,9 +543,14 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     # own, marked the positive's member: a listwise ranker found 22-27 % on present-two-absent and
     # before-absent; holding the replaced sound too marked it more, 33 % on present-absent.)
     members, words, shared = [], None, []
+    extras = {}
+    for j in rng.permutation(members_count):    # in random order: the positive's member is not the first to
+        extras[int(j)] = _unmentioned(shape, layout, dict(zip(relates, related[j])), draw)   # draw (a small
+        if extras[int(j)] is None:               # bank's first draws are the classes later ones reuse)
+            return None
     for j, member in enumerate(related):
         sounds = dict(zip(relates, member))
-        extra = _unmentioned(shape, layout, sounds, draw)
+        extra = _unmentioned(shape, layout, sounds, draw, frozenset(named), extras[j]) if j else extras[j]
         if extra is None:
             return None
         sounds.update(extra)
@@ -702,12 +707,18 @@ def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:
     return [scene for (versions, _), more in zip(members, extra) for scene in versions + more]
 
 
-def _unmentioned(shape: Shape, layout: Layout, sounds: dict, draw, named=frozenset()) -> Optional[dict]:
-    """The partners and fillers of one scene: classes not in it (nor, for a lone scene, named)."""
-    own = set(named) | {s.label for s in sounds.values()}
+def _unmentioned(shape: Shape, layout: Layout, sounds: dict, draw, named=frozenset(),
+                 drawn: Optional[dict] = None) -> Optional[dict]:
+    """The partners and fillers of one scene: classes not in it (nor, for a lone scene, named); `drawn`: those
+    drawn before, kept but for any the query has named since (an excluded sound drawn after them)."""
+    kept = {role: sound for role, sound in (drawn or {}).items() if sound.label not in named}
+    own = set(named) | {s.label for s in sounds.values()} | {s.label for s in kept.values()}
     extra = {}
     fillers = [f"f{i}" for i in range(layout.blocks + layout.inner)]
     for role in shape.partners + tuple(fillers):
+        if role in kept:
+            extra[role] = kept[role]
+            continue
         need = CONTINUOUS if role in fillers[:layout.inner] else shape.need(role)
         sound = draw(need, frozenset(own))
         if sound is None:
