@@ -342,10 +342,9 @@ def fits(sound, slot: Slot) -> bool:
 def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: frozenset[str] = frozenset(),
                  reach: Optional[dict[str, float]] = None) -> list[Scene]:
     """For each absent sound, one minimal pair: it takes the place of an unmentioned sound it fits (never
-    of a named sound, wherever a trade has moved it, nor of another absent sound). Places the other flips
-    do not use (not in `spare`: the stand-ins), and a different place for each absent sound, come first,
-    so that the flips can also be made together (a member's closure); among those, the place of the sound
-    it replaces in every member (`Scene.replaces`)."""
+    of a named sound, wherever a trade has moved it, nor of another absent sound), a different place for
+    each: the place of the sound it replaces in every member of the group (`Scene.replaces`), else a
+    stand-in's (`spare`: where the named sounds sit), else any."""
     taken = scene.named | {sound.label for sound in absent.values()}
     fitting = {role: [slot.role for slot in scene.slots()
                       if slot.role in unmentioned and slot.label not in taken and fits(sound, slot)
