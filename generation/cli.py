@@ -61,6 +61,11 @@ def _generate_parser(sub) -> None:
     p.add_argument("--num-shards", type=int, default=d.num_shards,
                    help="split the rendering into this many independent jobs (default: %(default)s)")
     p.add_argument("--shard-index", type=int, default=d.shard_index, help="which job this is (default: %(default)s)")
+    p.add_argument("--executor", default=d.executor, metavar="local|ray[:ADDRESS]",
+                   help="where the corpus files are rendered: `local` (this machine, --workers processes), or a Ray "
+                        "cluster: `ray` starts a local one of --workers CPUs (or joins the one RAY_ADDRESS names), "
+                        "`ray:ADDRESS` joins that one (e.g. ray:auto). Same files as a local run; the plan and its "
+                        "sounds travel to the nodes; needs pip install '.[ray]' (default: %(default)s)")
     p.add_argument("--skip-bad-sources", action="store_true",
                    help="leave out unreadable/empty/silent/NaN/unlabelled recordings (the card lists them) (default: off: "
                         "a bad recording stops the run, naming it)")
@@ -102,7 +107,8 @@ def _run_generate(args) -> int:
         candidates=args.candidates, atomic_sounds=args.atomic_sounds, clip_seconds=args.clip_seconds,
         sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), events_per_clip=args.events_per_clip,
         depth=args.depth, text_style=args.text_style, acoustics=args.acoustics, skip_bad_sources=args.skip_bad_sources,
-        force=args.force, workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, progress=not args.quiet)
+        force=args.force, workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, executor=args.executor,
+        progress=not args.quiet)
     record = generate(config)
     print_summary(record, args.split, args.out)
     if record["skipped_sources"]:

@@ -38,6 +38,7 @@ class GenerateConfig:
     workers: int = 1
     num_shards: int = 1
     shard_index: int = 0
+    executor: str = "local"      # or "ray", "ray:ADDRESS": where the corpus files are rendered (generation/executor.py)
     progress: bool = True
 
     def __post_init__(self):
@@ -50,6 +51,13 @@ class GenerateConfig:
                 problems.append(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.candidates < 2:
             problems.append(f"candidates must be at least 2 (one positive, one negative), got {self.candidates}")
+        try:
+            from .executor import parse_executor
+            parse_executor(self.executor)
+        except ValueError as error:
+            problems.append(str(error))
+        if self.executor != "local" and self.num_shards != 1:
+            problems.append("--executor ray shards the rendering itself: leave out --num-shards and --shard-index")
         if not 0 <= self.shard_index < self.num_shards:
             problems.append(f"shard-index must be in [0, {self.num_shards}), got {self.shard_index}")
         if not (math.isfinite(self.clip_seconds) and 4 <= self.clip_seconds <= MAX_CLIP_SECONDS):

@@ -101,8 +101,9 @@ def audible_bank(bank: SoundBank, config: GenerateConfig) -> SoundBank:
                      bank.skipped + tuple((bank[source_id].origin, reason) for source_id, reason in inaudible.items()))
 
 
-def plan_split(config: GenerateConfig) -> Plan:
-    forbidden = other_split_texts(Path(config.out), config.split)
+def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) -> Plan:
+    """The split's plan; `forbidden`: the query texts it avoids (default: those of the other splits in --out)."""
+    forbidden = other_split_texts(Path(config.out), config.split) if forbidden is None else forbidden
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
                       config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
     bank = audible_bank(bank, config)
@@ -320,13 +321,22 @@ def finalize(out: Path, split: str) -> bool:
     return True
 
 
-def generate(config: GenerateConfig) -> dict:
+def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
+    """Plan the split and write its tables and its record: what every executor does before the audio."""
     check_output_folder(config.out, config.force)      # the text: Path("") would be the current folder
-    out = Path(config.out)
     plan = plan_split(config)
     record = split_record(plan)
-    write_tables(plan, out)
-    write_json(out / RECORDS / f"{config.split}.plan.json", record)
-    render_corpus(plan, out)
-    record["complete"] = finalize(out, config.split)
+    write_tables(plan, Path(config.out))
+    write_json(Path(config.out) / RECORDS / f"{config.split}.plan.json", record)
+    return plan, record
+
+
+def generate(config: GenerateConfig) -> dict:
+    if config.executor != "local":
+        from .executor import generate_on_ray, parse_executor
+
+        return generate_on_ray(config, parse_executor(config.executor)[1])
+    plan, record = prepare_split(config)
+    render_corpus(plan, Path(config.out))
+    record["complete"] = finalize(Path(config.out), config.split)
     return record
