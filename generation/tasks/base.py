@@ -499,7 +499,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         full, left = divmod(candidates, shape.closure_size())
         sizes = [shape.closure_size()] * full + ([left] if left > 1 else [])
         if shape.cyclic and left > 2 and rng.uniform() < (left - 2) / (full * shape.closure_size() + left - 2):
-            sizes = sizes[-1:] + sizes[:-1]       # the positive on a part of an orbit: see _versions
+            sizes = sizes[-1:] + sizes[:-1]       # the positive on a part of an orbit: see _part
     else:            # too few candidates for a closure: stars (a base and its flips), composites fill in
         sizes = [versions] * max(1, candidates // versions)
     members_count = len(sizes)
