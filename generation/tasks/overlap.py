@@ -104,6 +104,12 @@ class OverlapBefore(Overlap):
         return [scene.swap_sounds("b", "w"), scene.swap_sounds("c", "v")]
 
 
+def traded(blocks: list, first: str, second: str) -> list:
+    """A layout's blocks with the roles `first` and `second` in each other's places."""
+    trade = {first: second, second: first}
+    return [(trade.get(host, host), inner and trade.get(inner, inner)) for host, inner in blocks]
+
+
 class Apart:
     """The mirror of an overlap shape (a mixin before it): the inner sound and its stand-in trade places in the
     layout, so the base is the overlap shape's hard negative and its flip the overlap shape's positive; the
@@ -113,9 +119,7 @@ class Apart:
 
     def layout(self, rng, seconds):
         blocks = super().layout(rng, seconds)
-        named_inner = next(inner for _, inner in blocks if inner in self.relates)
-        trade = {named_inner: "w", "w": named_inner}
-        return [(trade.get(host, host), inner and trade.get(inner, inner)) for host, inner in blocks]
+        return traded(blocks, next(inner for _, inner in blocks if inner in self.relates), "w")
 
 
 class After:
@@ -126,9 +130,7 @@ class After:
     order_trade: tuple[str, str] = ("c", "v")
 
     def layout(self, rng, seconds):
-        first, second = self.order_trade
-        trade = {first: second, second: first}
-        return [(trade.get(host, host), inner and trade.get(inner, inner)) for host, inner in super().layout(rng, seconds)]
+        return traded(super().layout(rng, seconds), *self.order_trade)
 
     def atoms(self, w):
         return [Atom("before", atom.args[::-1]) if atom.relation == "before" else atom for atom in super().atoms(w)]
