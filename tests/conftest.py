@@ -92,3 +92,12 @@ def tiny_clap(tmp_path_factory) -> Path:
         projection_dim=16)
     ClapModel(config).save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def training_splits(tmp_path_factory) -> Path:
+    """Validation and train splits of one small build (disjoint recordings), for the training tests."""
+    out = tmp_path_factory.mktemp("training-build")
+    for split in ("validation", "train"):
+        generate(small_config(out, split=split, source="synthetic:?variants=30", queries_per_task=4))
+    return out

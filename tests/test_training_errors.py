@@ -13,25 +13,16 @@ from pathlib import Path
 import pytest
 import torch
 
-from generation.pipeline import generate
 from reasonaudio_cli import build_parser, main
 from training import loop
 
-from .conftest import killed_after, small_config
+from .conftest import killed_after
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def splits(tmp_path_factory):
-    out = tmp_path_factory.mktemp("train-errors-build")
-    for split in ("validation", "train"):
-        generate(small_config(out, split=split, source="synthetic:?variants=30", queries_per_task=4))
-    return out
-
-
-def _command(splits, out) -> list[str]:
-    return ["train", "--data", str(splits), "--out", str(out), "--epochs", "2", "--max-steps", "1",
+def _command(training_splits, out) -> list[str]:
+    return ["train", "--data", str(training_splits), "--out", str(out), "--epochs", "2", "--max-steps", "1",
             "--batch-size", "4", "--quiet"]
 
 
@@ -40,12 +31,12 @@ def _state(out) -> dict:
 
 
 @pytest.fixture(scope="module")
-def trained(splits, tmp_path_factory):
+def trained(training_splits, tmp_path_factory):
     """An uninterrupted 2-epoch run (one step each) and what it printed (its log is on: no --quiet)."""
     out = tmp_path_factory.mktemp("trained") / "model"
     log = io.StringIO()
     with contextlib.redirect_stdout(log):
-        assert main(_command(splits, out)[:-1]) == 0
+        assert main(_command(training_splits, out)[:-1]) == 0
     return out, log.getvalue()
 
 
@@ -74,25 +65,25 @@ def test_the_default_epochs_are_the_readmes_and_the_reference_runs():
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty"])
-def test_a_damaged_state_or_model_file_is_one_line_naming_it(trained, splits, tmp_path, capsys, damage):
+def test_a_damaged_state_or_model_file_is_one_line_naming_it(trained, training_splits, tmp_path, capsys, damage):
     folder, _ = trained
     out = tmp_path / "copy"
     shutil.copytree(folder, out)
     for name in (".resume/state.pt", "small_weights.pt", "reasonaudio_model.json"):
         whole = (folder / name).read_bytes()
         (out / name).write_bytes(whole[:len(whole) // 2] if damage == "truncated" else b"")
-    assert main(_command(splits, out)) == 2        # resuming reads the state
+    assert main(_command(training_splits, out)) == 2        # resuming reads the state
     error = _one_line_error(capsys)
     assert f"{out / '.resume' / 'state.pt'} is damaged" in error and "choose another --out" in error
     for name in ("reasonaudio_model.json", "small_weights.pt"):   # scoring reads the record, then the weights
-        assert main(["evaluate", "--data", str(splits), "--model", f"trained:{out}", "--quiet",
+        assert main(["evaluate", "--data", str(training_splits), "--model", f"trained:{out}", "--quiet",
                      "--out", str(tmp_path / "scored")]) == 2
         error = _one_line_error(capsys)
         assert f"{out / name} is damaged" in error and "train it again" in error
         (out / name).write_bytes((folder / name).read_bytes())
 
 
-def test_a_full_disk_mid_save_keeps_the_last_good_state_and_the_rerun_finishes(trained, splits, tmp_path, capsys,
+def test_a_full_disk_mid_save_keeps_the_last_good_state_and_the_rerun_finishes(trained, training_splits, tmp_path, capsys,
                                                                                  monkeypatch):
     """torch.save writes half the state after epoch 1, then the disk is full; the state before it stays."""
     real_save, saves = torch.save, []
@@ -108,28 +99,28 @@ def test_a_full_disk_mid_save_keeps_the_last_good_state_and_the_rerun_finishes(t
 
     out = tmp_path / "model"
     monkeypatch.setattr(torch, "save", disk_full_at_the_third_save)
-    assert main(_command(splits, out)) == 2
+    assert main(_command(training_splits, out)) == 2
     monkeypatch.undo()
     error = _one_line_error(capsys)
     assert f"could not write {out / '.resume' / 'state.pt'} (No space left on device)" in error
     assert "rerun the same command" in error
     assert _state(out)["epochs_done"] == 0 and not list(out.rglob("*.partial"))
-    assert main(_command(splits, out)) == 0
+    assert main(_command(training_splits, out)) == 0
     whole, resumed = _state(trained[0]), _state(out)
     assert resumed["history"] == whole["history"]
     assert all(torch.equal(whole["model"][k], resumed["model"][k]) for k in whole["model"])
 
 
-def test_a_huge_event_weight_stops_at_its_first_step_in_one_line(splits, tmp_path, capsys):
+def test_a_huge_event_weight_stops_at_its_first_step_in_one_line(training_splits, tmp_path, capsys):
     out = tmp_path / "model"
-    assert main(_command(splits, out) + ["--event-weight", "1e308"]) == 2
+    assert main(_command(training_splits, out) + ["--event-weight", "1e308"]) == 2
     error = _one_line_error(capsys)
     assert "training diverged at epoch 1, step 1: the loss is inf" in error and "--event-weight" in error
     assert _state(out)["epochs_done"] == 0 and not (out / "reasonaudio_model.json").exists()
 
 
 @pytest.mark.parametrize("where", ["loss", "gradient"])
-def test_divergence_in_epoch_two_keeps_epoch_ones_model_and_state(splits, tmp_path, capsys, monkeypatch, where):
+def test_divergence_in_epoch_two_keeps_epoch_ones_model_and_state(training_splits, tmp_path, capsys, monkeypatch, where):
     """Epoch 1 trains; epoch 2's first loss is NaN, or finite with a NaN gradient (sqrt's slope at 0)."""
     real_loss, calls = loop.info_nce, []
 
@@ -142,7 +133,7 @@ def test_divergence_in_epoch_two_keeps_epoch_ones_model_and_state(splits, tmp_pa
 
     out = tmp_path / "model"
     monkeypatch.setattr(loop, "info_nce", diverges_in_epoch_two)
-    assert main(_command(splits, out)) == 2
+    assert main(_command(training_splits, out)) == 2
     error = _one_line_error(capsys)
     assert "training diverged at epoch 2, step 1" in error
     assert ("the loss is nan" if where == "loss" else "non-finite gradient") in error
@@ -152,26 +143,26 @@ def test_divergence_in_epoch_two_keeps_epoch_ones_model_and_state(splits, tmp_pa
     assert json.loads((out / "reasonaudio_model.json").read_text())["best"]["epoch"] == 1
 
 
-def test_train_refuses_an_out_inside_the_corpus(splits, capsys):
-    inside = splits / "models" / "small"
-    assert main(_command(splits, inside)) == 2
-    assert "inside the corpus folder" in _one_line_error(capsys) and not (splits / "models").exists()
+def test_train_refuses_an_out_inside_the_corpus(training_splits, capsys):
+    inside = training_splits / "models" / "small"
+    assert main(_command(training_splits, inside)) == 2
+    assert "inside the corpus folder" in _one_line_error(capsys) and not (training_splits / "models").exists()
 
 
-def test_a_run_killed_before_its_first_save_or_after_its_last_finishes_on_rerun(trained, splits, tmp_path,
+def test_a_run_killed_before_its_first_save_or_after_its_last_finishes_on_rerun(trained, training_splits, tmp_path,
                                                                                monkeypatch):
     out = tmp_path / "model"
     killed_after(monkeypatch, loop, "write_torch", 0)          # killed before anything is saved
     with pytest.raises(KeyboardInterrupt):
-        main(_command(splits, out))
+        main(_command(training_splits, out))
     monkeypatch.undo()
     assert [path.name for path in out.iterdir()] == [".resume"]
     killed_after(monkeypatch, loop, "_write_record", 0)        # killed after the last epoch's state is saved
     with pytest.raises(KeyboardInterrupt):
-        main(_command(splits, out))
+        main(_command(training_splits, out))
     monkeypatch.undo()
     assert _state(out)["epochs_done"] == 2 and not (out / "training.json").exists()
     killed_after(monkeypatch, loop, "info_nce", 0)             # the rerun trains no step: it only writes the record
-    assert main(_command(splits, out)) == 0
+    assert main(_command(training_splits, out)) == 0
     record = json.loads((out / "training.json").read_text())
     assert record == json.loads((trained[0] / "training.json").read_text())

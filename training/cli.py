@@ -37,7 +37,8 @@ def add_commands(sub) -> dict:
                        help="put each query's minimal-pair negative in the softmax (default: on)")
     train.add_argument("--epochs", type=int, default=d.epochs, help="passes over the train split (default: %(default)s)")
     train.add_argument("--batch-size", type=int, default=d.batch_size,
-                       help="queries per step, at least 2 (default: %(default)s)")
+                       help="queries per step, at least 2: the global batch (under torchrun --nproc-per-node N each "
+                            "process takes batch-size / N of it) (default: %(default)s)")
     train.add_argument("--lr", type=float, default=d.lr, help="AdamW's peak learning rate, reached after the warm-up (default: %(default)s)")
     train.add_argument("--device", default=d.device, help="cpu, cuda, cuda:1, ... (default: %(default)s)")
     train.add_argument("--seed", type=int, default=d.seed,
@@ -58,13 +59,20 @@ def add_commands(sub) -> dict:
 
 
 def run_train(args) -> int:
+    from evaluation.encoding import close_distributed, distributed
+
     from .loop import TrainConfig, train
 
-    record = train(TrainConfig(data=args.data, out=args.out, model=args.model, hard_negatives=args.hard_negatives,
-                               epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, device=args.device,
-                               seed=args.seed, augment=args.augment, event_weight=args.event_weight, workers=args.workers,
-                               max_steps=args.max_steps,
-                               progress=not args.quiet))
+    try:       # under torchrun: one process per rank, the global batch shared among them (training/loop.py)
+        record = train(TrainConfig(data=args.data, out=args.out, model=args.model, hard_negatives=args.hard_negatives,
+                                   epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, device=args.device,
+                                   seed=args.seed, augment=args.augment, event_weight=args.event_weight,
+                                   workers=args.workers, max_steps=args.max_steps, progress=not args.quiet))
+        rank = distributed()[0]
+    finally:
+        close_distributed()
+    if rank:
+        return 0
     best, kind = record["best"], "detector" if args.model == "detector" else "trained"
     print(f"best validation group accuracy {100 * best['accuracy']:.1f} % at epoch {best['epoch']}; model in "
           f"{args.out}; score it: reasonaudio evaluate --data {args.data} --model {kind}:{args.out} --out RUN_DIR")

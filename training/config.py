@@ -26,7 +26,12 @@ class TrainConfig:
 
     def __post_init__(self):
         if self.event_weight is None:
-            self.event_weight = 1.0 if self.model == "small" else 0.0
+            self.event_weight = 1.0 if self.kind == "small" else 0.0
+
+    @property
+    def kind(self) -> str:
+        """The model kind `model` names (`small:?dropout=0` is a small model)."""
+        return self.model.partition(":")[0].partition("?")[0]
 
     def settings(self) -> dict:
         """What decides the trained model (a resumed run must share it); not where or how visibly it runs."""

@@ -20,13 +20,23 @@ decoding is chosen on the validation split and the epoch scores the `detector:` 
 there, with DCASE's detection metrics beside it in the history. A model whose audio side is frozen
 (`dual`) hears each train clip once for the run (its `training_items`) and trains its parts at their own
 rates (its `parameter_groups`).
+
+Under `torchrun --nproc-per-node N` (gloo on CPU, nccl on GPU, one GPU per rank) the loop is data-parallel:
+`--batch-size` stays the global batch, each rank takes its share of every global batch through a
+`DistributedSampler` (its order, from (seed, epoch) through `set_epoch`, is the one process's order too),
+the step runs inside `DistributedDataParallel` (gradients averaged over the ranks), InfoNCE compares each
+text with the whole global batch's clips (embeddings gathered with their gradients) and batch normalisation
+uses the global batch's statistics (training/distributed.py), so N processes take the steps one process
+takes on the same global batch. Every rank validates the same weights; rank 0
+alone writes the model, the state and the record, and a killed run resumes from them on any number of
+processes.
 """
 from __future__ import annotations
 
 import itertools
 import math
 import shutil
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +45,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from .config import TrainConfig
+from .distributed import gathered, global_batch_norm
 from .events import ClipActivity, EventTargets
 from .files import read_torch, write_json, write_torch
 from .loss import info_nce
@@ -57,7 +68,7 @@ def _check(config: TrainConfig) -> None:
         raise ValueError(f"--lr must be a number in (0, 1), got {config.lr!r}")
     if not 0 <= config.event_weight < math.inf:
         raise ValueError(f"--event-weight must be a number >= 0, got {config.event_weight!r}")
-    if config.event_weight and config.model != "small":
+    if config.event_weight and config.kind != "small":
         raise ValueError("--event-weight: only the small model has an event head; use --event-weight 0")
     if config.model == "detector" and config.augment:
         raise ValueError("--augment: the detector trains on the clean clips (drop --augment)")
@@ -97,10 +108,12 @@ def _write_model(model, out: Path, record: dict) -> None:
         path.replace(out / path.name)
 
 
-def _write_record(out: Path, settings: dict, best: dict, history: list) -> dict:
-    """`training.json`, the run's last file: its settings, best epoch and every epoch's loss and accuracy."""
+def _write_record(out: Path, settings: dict, best: dict, history: list, main: bool = True) -> dict:
+    """`training.json`, the run's last file (rank 0's): its settings, best epoch and every epoch's loss and
+    accuracy."""
     record = {"settings": settings, "best": best, "history": history}
-    write_json(record, out / "training.json")
+    if main:
+        write_json(record, out / "training.json")
     return record
 
 
@@ -129,19 +142,47 @@ def validation_accuracy(model, data, batch_size: int) -> float:
     return result["average"]["accuracy"]
 
 
+def _global_mean(value: torch.Tensor, world: int) -> float:
+    """A rank's loss averaged over the ranks: the loss of the global batch (a local term, such as the event
+    head's, differs between ranks)."""
+    if world > 1:
+        value = value.clone()
+        torch.distributed.all_reduce(value)
+        value /= world
+    return value.item()
+
+
+class TrainingStep(torch.nn.Module):
+    """One step's loss as a module (the model and the temperature inside), so that DistributedDataParallel
+    can wrap it: the models are called through several methods, not one `forward`."""
+
+    def __init__(self, model, logit_scale, loss):
+        super().__init__()
+        self.model, self.logit_scale, self.loss = model, logit_scale, loss
+
+    def forward(self, batch):
+        return self.loss(batch)
+
+
 def train(config: TrainConfig) -> dict:
     """Train, validate every epoch, keep the best; returns the record written beside the best model."""
     from transformers import get_cosine_schedule_with_warmup
 
+    from evaluation.encoding import distributed, init_distributed
     from evaluation.systems import EvalData
     from reasonaudio_dataset.loading import load_table
     from reasonaudio_dataset.training import ContrastiveTriplets
 
     _check(config)
+    config = replace(config, device=init_distributed(config.device))
+    rank, world = distributed()
+    if config.batch_size % world:
+        raise ValueError(f"--batch-size is the global batch and must be a multiple of the {world} processes, got "
+                         f"{config.batch_size}")
     out, settings = Path(config.out), config.settings()
     state = _prepare_out(out, settings)
     if state is not None and state["epochs_done"] >= config.epochs:   # finished: the same command only writes
-        return _write_record(out, settings, state["best"], state["history"])   # the record a kill may have cut
+        return _write_record(out, settings, state["best"], state["history"], rank == 0)   # what a kill may have cut
     texts, labels = [], []
     detector = config.model == "detector"
     if state is None:
@@ -151,6 +192,8 @@ def train(config: TrainConfig) -> dict:
             labels = sorted({event["label"] for row in events["events"] for event in row})
     torch.manual_seed(config.seed)
     model = create(config.model, texts, labels, config.device) if state is None else _restore_model(config, state)
+    if world > 1:
+        global_batch_norm(model)       # statistics of the global batch, as one process computes them
     logit_scale = torch.nn.Parameter(torch.tensor(math.log(1 / 0.07), device=model.device))  # 1 / temperature
     if detector:
         items = ClipActivity(config.data, config.train_split, model.sampling_rate, model.config.labels, model.hop)
@@ -166,7 +209,7 @@ def train(config: TrainConfig) -> dict:
             items = model.training_items(items)
 
         def step_loss(batch):
-            return _contrastive_loss(model, config, logit_scale, *batch)
+            return _contrastive_loss(model, config, logit_scale, world, *batch)
     groups = (model.parameter_groups(config.lr) if hasattr(model, "parameter_groups") else
               [{"params": [p for p in model.parameters() if p.requires_grad]}])
     groups += [] if detector else [{"params": [logit_scale]}]
@@ -182,10 +225,17 @@ def train(config: TrainConfig) -> dict:
         schedule.load_state_dict(state["schedule"])
         history, best, done = state["history"], state["best"], state["epochs_done"]
     validation = EvalData.load(config.data, config.validation_split)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / RESUME).mkdir(exist_ok=True)
+    step = TrainingStep(model, logit_scale, step_loss)
+    if world > 1:
+        step = torch.nn.parallel.DistributedDataParallel(step, find_unused_parameters=True)
+    sampler = torch.utils.data.DistributedSampler(items, num_replicas=world, rank=rank, shuffle=True, seed=config.seed)
+    if rank == 0:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / RESUME).mkdir(exist_ok=True)
 
     def save_state(epochs_done: int) -> None:
+        if rank:
+            return
         write_torch({"settings": settings, "epochs_done": epochs_done, "history": history, "best": best,
                      "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                      "schedule": schedule.state_dict(),
@@ -200,45 +250,46 @@ def train(config: TrainConfig) -> dict:
         torch.manual_seed(draws)
         np.random.seed(draws)   # CLAP's feature extractor crops long clips with it
         items.set_epoch(epoch - 1)
-        loader = torch.utils.data.DataLoader(
-            items, batch_size=config.batch_size, shuffle=True, num_workers=config.workers,
-            generator=torch.Generator().manual_seed(draws))
+        sampler.set_epoch(epoch - 1)
+        loader = torch.utils.data.DataLoader(items, batch_size=config.batch_size // world, sampler=sampler,
+                                             num_workers=config.workers)
         model.train()
         losses = []
         steps = tqdm(itertools.islice(loader, steps_per_epoch), desc=f"epoch {epoch}/{config.epochs}",
-                     unit="batch", disable=not config.progress, total=steps_per_epoch)
-        for step, batch in enumerate(steps, 1):
-            loss = step_loss(batch)
+                     unit="batch", disable=not config.progress or rank > 0, total=steps_per_epoch)
+        for number, batch in enumerate(steps, 1):
+            loss = step(batch)
             if not torch.isfinite(loss):
-                raise _divergence(config, epoch, step, f"the loss is {loss.item()}", best, out)
+                raise _divergence(config, epoch, number, f"the loss is {loss.item()}", best, out)
             optimizer.zero_grad()
             loss.backward()
             if not torch.isfinite(_gradient_norm(parameters)):
-                raise _divergence(config, epoch, step, f"the loss ({loss.item():.4g}) has a non-finite gradient",
+                raise _divergence(config, epoch, number, f"the loss ({loss.item():.4g}) has a non-finite gradient",
                                   best, out)
             optimizer.step()
             schedule.step()
-            losses.append(loss.item())
+            losses.append(_global_mean(loss.detach(), world))
             steps.set_postfix(loss=f"{sum(losses) / len(losses):.3f}", best_val=f"{max(best['accuracy'], 0):.3f}")
         measured = _validate(model, validation, config.batch_size)
         accuracy = measured.pop("accuracy")
         history.append({"epoch": epoch, "loss": sum(losses) / len(losses), "validation_accuracy": accuracy,
                         **measured})
-        if config.progress:
+        if config.progress and rank == 0:
             detection = (f", event F1 {100 * measured['detection']['event_f1']:.1f} %, segment F1 "
                          f"{100 * measured['detection']['segment_f1']:.1f} %" if detector else "")
             print(f"epoch {epoch}/{config.epochs}: loss {history[-1]['loss']:.4f}, validation group accuracy "
                   f"{100 * accuracy:.1f} %{detection}")
         if _rank(accuracy, measured) > _rank(best["accuracy"], best):
             best = {"accuracy": accuracy, "epoch": epoch, **measured}
-            _write_model(model, out, {"settings": settings, "best": best, "history": history})
+            if rank == 0:
+                _write_model(model, out, {"settings": settings, "best": best, "history": history})
         save_state(epoch)
-    return _write_record(out, settings, best, history)
+    return _write_record(out, settings, best, history, rank == 0)
 
 
-def _contrastive_loss(model, config: TrainConfig, logit_scale, query_texts, *batch) -> torch.Tensor:
+def _contrastive_loss(model, config: TrainConfig, logit_scale, world: int, query_texts, *batch) -> torch.Tensor:
     """InfoNCE of a batch of (text, positive[, hard negative][, event targets...]) items, plus the event head's
-    loss when it has one."""
+    loss when it has one; under torchrun, of every rank's share of the global batch (`world` ranks)."""
     per_item = 2 if config.hard_negatives else 1       # clips per item
     clips = torch.cat(batch[:per_item])                # the positives, then the hard negatives if any
     if config.event_weight:
@@ -252,8 +303,8 @@ def _contrastive_loss(model, config: TrainConfig, logit_scale, query_texts, *bat
     else:
         audio, events = model.encode_audio(list(clips.numpy())), 0.0
     positives = len(query_texts)
-    return info_nce(model.encode_text(list(query_texts)), audio[:positives],
-                    audio[positives:] if config.hard_negatives else None,
+    return info_nce(gathered(model.encode_text(list(query_texts)), world), gathered(audio[:positives], world),
+                    gathered(audio[positives:], world) if config.hard_negatives else None,
                     1 / logit_scale.exp().clamp(max=100)) + config.event_weight * events
 
 

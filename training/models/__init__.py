@@ -19,17 +19,25 @@ KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap, "detector": 
 
 def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "cpu"):
     """A model to train: `small` (new; its vocabulary from the train split's `texts`, an event head over
-    `labels` when given), `detector` (new, over the train split's sound classes `labels`),
+    `labels` when given; `small:?dropout=P`, the text transformer's), `detector` (new, over the train split's sound
+    classes `labels`),
     `dual:DETECTOR_DIR[?adapter_layers=N]` (new, hearing through that trained detector) or `clap:PATH_OR_ID`."""
     from generation.spec import parse_spec
 
     kind, location, options = parse_spec(spec)
-    if set(options) - ({"adapter_layers"} if kind == "dual" else set()):
-        raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; only dual takes one (?adapter_layers=N)")
+    if set(options) - {"dual": {"adapter_layers"}, "small": {"dropout"}}.get(kind, set()):
+        raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; dual takes ?adapter_layers=N, small takes "
+                         "small:?dropout=P")
     if kind == "dual" and location:
         return dual.DualEncoder.create(location, **{key: int(value) for key, value in options.items()}).to(device)
     if kind == "small" and not location:
-        return small.SmallAudioText.create(texts, labels).to(device)
+        try:
+            dropout = float(options.get("dropout", small.SmallConfig.dropout))
+        except ValueError:
+            dropout = -1.0
+        if not 0 <= dropout < 1:
+            raise ValueError(f"--model {spec!r}: dropout must be a number in [0, 1)")
+        return small.SmallAudioText.create(texts, labels, dropout=dropout).to(device)
     if kind == "detector" and not location:
         return detector.Detector.create(labels).to(device)
     if kind == "clap" and location:

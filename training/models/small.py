@@ -46,6 +46,7 @@ class SmallConfig:
     max_words: int = 48
     segments: int = 5         # the audio embedding: one part per 1/segments of the clip, in order
     segment_width: int = 64
+    dropout: float = 0.1      # the text transformer's (`--model small:?dropout=0`: none, every step deterministic)
 
 
 class LogMel(nn.Module):
@@ -67,8 +68,8 @@ class LogMel(nn.Module):
         return torch.log(self.filters @ spectrum + 1e-6)
 
 
-def _transformer(width: int, heads: int, layers: int) -> nn.TransformerEncoder:
-    layer = nn.TransformerEncoderLayer(width, heads, dim_feedforward=2 * width, dropout=0.1, batch_first=True,
+def _transformer(width: int, heads: int, layers: int, dropout: float) -> nn.TransformerEncoder:
+    layer = nn.TransformerEncoderLayer(width, heads, dim_feedforward=2 * width, dropout=dropout, batch_first=True,
                                        norm_first=True)
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
@@ -93,7 +94,7 @@ class SmallAudioText(nn.Module):
         self.event_head = nn.Linear(width, len(config.labels)) if config.labels else None
         self.embedding = nn.Embedding(len(config.vocabulary), width, padding_idx=0)
         self.text_positions = nn.Parameter(torch.randn(config.max_words, width) * 0.02)
-        self.text_context = _transformer(width, config.heads, config.layers)
+        self.text_context = _transformer(width, config.heads, config.layers, config.dropout)
         self.text_projection = nn.Linear(width, config.segments * config.segment_width)
 
     @classmethod
