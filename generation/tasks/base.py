@@ -307,8 +307,7 @@ def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], r
         if replaced.label in scene.labels():
             continue
         fitting = [slot.role for slot in scene.slots() if slot.role in places and slot.label not in taken
-                   and fits(excluded, slot) and fits(excluded, replace(slot, seconds=reach.get(slot.role, 0.0)))
-                   and fits(replaced, slot) and _admits(scene, shape, slot.role, replaced)]
+                   and fits_where_moved(excluded, slot, reach) and fits(replaced, slot) and _admits(scene, shape, slot.role, replaced)]
         free = [role] if role in fitting else [r for r in fitting if r in shape.partners] or fitting
         if free:
             scene = scene.with_sound(free[rng.integers(len(free))], replaced)
@@ -339,6 +338,11 @@ def fits(sound, slot: Slot) -> bool:
     return sound.kind == "continuous" or sound.seconds >= slot.seconds
 
 
+def fits_where_moved(sound, slot: Slot, reach: Optional[dict[str, float]]) -> bool:
+    """Does `sound` fit `slot`, and the longest place a flip may move the slot's sound to (`Shape.reach`)?"""
+    return fits(sound, slot) and fits(sound, replace(slot, seconds=(reach or {}).get(slot.role, 0.0)))
+
+
 def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: frozenset[str] = frozenset(),
                  reach: Optional[dict[str, float]] = None) -> list[Scene]:
     """For each absent sound, one minimal pair: it takes the place of an unmentioned sound it fits (never
@@ -347,8 +351,7 @@ def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: 
     stand-in's (`spare`: where the named sounds sit), else any."""
     taken = scene.named | {sound.label for sound in absent.values()}
     fitting = {role: [slot.role for slot in scene.slots()
-                      if slot.role in unmentioned and slot.label not in taken and fits(sound, slot)
-                      and fits(sound, replace(slot, seconds=(reach or {}).get(slot.role, 0.0)))]
+                      if slot.role in unmentioned and slot.label not in taken and fits_where_moved(sound, slot, reach)]
                for role, sound in absent.items()}
     if not all(fitting.values()):
         return []
@@ -431,7 +434,7 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
 
 def draw_shape(shapes: tuple[Shape, ...], rng) -> Shape:
     """A published shape uniformly, then one of its polarities (the shape itself or its mirror) uniformly."""
-    published = sorted({shape.reported_as for shape in shapes}, key=[s.reported_as for s in shapes].index)
+    published = list(dict.fromkeys(shape.reported_as for shape in shapes))
     chosen = published[rng.integers(len(published))]
     variants = [shape for shape in shapes if shape.reported_as == chosen]
     return variants[rng.integers(len(variants))]
@@ -558,8 +561,8 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         reach = shape.reach(scene)
         if j and shared:
             scene = _with_replaced(scene, shape, shared, unmentioned, reach, rng)
-        absent, places = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared))), \
-            sorted(max(scene.slot(r).seconds, reach.get(r, 0.0)) for r in unmentioned)
+        absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))   # the group's, once drawn
+        places = [] if j else sorted(max(scene.slot(r).seconds, reach.get(r, 0.0)) for r in unmentioned)
         for k, role in enumerate(shape.absent_roles if j == 0 else ()):   # the k-th fits the k shortest places
             shortest = places[min(k, len(places) - 1)]
             sound = draw(Need(min_seconds=shortest), frozenset(scene.labels() | {s.label for s in absent.values()}))
