@@ -22,9 +22,11 @@ def _generate_parser(sub) -> None:
                        description="Synthesize one split: atomic sounds from --source, five task planners, every "
                                    "candidate verified by the relevance function, clips rendered to FLAC, written as "
                                    "Parquet with a dataset card. Re-running the same command resumes; the output is "
-                                   "identical for any --workers.",
+                                   "identical for any --workers. A strong-label source (strong:...) makes a natural "
+                                   "build instead: its recordings as they are, queries over their own annotations.",
                        epilog=f"sources (--source KIND:LOCATION[?option=value&...]):\n{SOURCES_HELP}")
-    p.add_argument("--source", default=d.source, help="where the atomic sounds come from (default: %(default)s)")
+    p.add_argument("--source", default=d.source, help="where the atomic sounds come from, or the strongly-labelled recordings of a natural build "
+                   "(default: %(default)s)")
     p.add_argument("--out", required=True, help="output folder (one folder can hold several splits)")
     p.add_argument("--split", default=d.split, choices=("train", "validation", "test"),
                    help="which split; each draws on disjoint recordings (default: %(default)s)")

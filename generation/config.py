@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 
 from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
 from .sources import SPLITS
+from .sources.strong_labels import NATURAL_KIND
 from .tasks import EVENTS_PER_CLIP, TASKS
 from .templates import DEFAULT_STYLE, STYLES, known_style
 
@@ -82,6 +83,10 @@ class GenerateConfig:
             object.__setattr__(self, "conditions", resolve_conditions(self.acoustics))
         except ConditionError as error:
             problems.append(str(error))
+        natural = self.source.partition(":")[0] == NATURAL_KIND
+        if natural and [c.name for c in getattr(self, "conditions", [])] not in ([CLEAN], []):
+            problems.append("a natural build (a strong-label source) takes --acoustics clean only: its recordings "
+                            "are published as recorded")
         if problems:
             raise ValueError("; ".join(problems))
 

@@ -27,6 +27,8 @@ from .acoustics import Condition
 from .acoustics.chain import group_chain, inaudible_sounds
 from .bank import SoundBank, build_bank
 from .layout import check_output_folder
+from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
+from .phrases import phrase_for
 from .relations import judge_corpus
 from .render import encode_flac, render
 from .sources import SPLITS
@@ -56,6 +58,13 @@ class Plan:
         self.fingerprint = fingerprint(self.config.content(), [s.row() for s in self.bank.sounds],
                                        [query_row(q) for q in self.queries],
                                        {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips})
+
+    @property
+    def phrases(self) -> dict[str, str]:
+        """How each class is said (captions): a natural build's classes are its recordings' event labels."""
+        if not is_natural(self.config.source):
+            return {s.label: s.phrase for s in self.bank.sounds}
+        return {e.label: phrase_for(e.label) for _, c in self.clips for e in c.events}
 
     def corpus_files(self, config: str = "corpus") -> list[tuple[str, int, int]]:
         """(relative path, first clip, end clip) for each file of a corpus config: at most 500 MB even as raw
@@ -104,6 +113,10 @@ def audible_bank(bank: SoundBank, config: GenerateConfig) -> SoundBank:
 def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) -> Plan:
     """The split's plan; `forbidden`: the query texts it avoids (default: those of the other splits in --out)."""
     forbidden = other_split_texts(Path(config.out), config.split) if forbidden is None else forbidden
+    if is_natural(config.source):
+        bank, clips = recording_bank(config.source, config.split, config.sample_rate, config.clip_seconds,
+                                     config.skip_bad_sources, config.progress)
+        return Plan(config, bank, plan_natural_queries(config, clips, forbidden))
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
                       config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
     bank = audible_bank(bank, config)
@@ -196,7 +209,7 @@ def group_members(query: QueryPlan) -> tuple:
 
 
 def _corpus_batches(plan: Plan, first: int, end: int, pool, bar, condition: Condition):
-    phrases = {s.label: s.phrase for s in plan.bank.sounds}
+    phrases = plan.phrases
     starts = range(first, end, AUDIO_ROWS_PER_GROUP)
     members = {} if condition.clean else {q.query_id: group_members(q) for q in plan.queries}
     jobs = (([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]], plan.config.clip_seconds,
@@ -286,15 +299,14 @@ def split_record(plan: Plan) -> dict:
     for query in plan.queries:
         if query.task not in examples:
             positive = next(c for c in query.candidates if c.clip_id == query.positive)
-            examples[query.task] = {"query": query.text, "positive_caption": caption(
-                positive.events, {s.label: s.phrase for s in plan.bank.sounds})}
-    return {
+            examples[query.task] = {"query": query.text, "positive_caption": caption(positive.events, plan.phrases)}
+    record = {
         "fingerprint": plan.fingerprint, "parameters": plan.config.content(),
         "files": [data_file(c, plan.config.split) for c in ("queries", "qrels", "sources")]
         + [relative for corpus in plan.config.corpus_configs() for relative, _, _ in plan.corpus_files(corpus)],
         "acoustics": {corpus: condition.name for corpus, condition in plan.config.corpus_configs().items()},
         "counts": {"queries": len(plan.queries), "clips": len(plan.clips), "atomic_sounds": len(plan.bank.sounds),
-                   "classes": len(plan.bank.by_label()),
+                   "classes": len(plan.phrases),
                    "queries_per_task": {t: sum(q.task == t for q in plan.queries) for t in plan.config.tasks},
                    "shapes": shape_counts(plan.queries)},
         "licenses": sorted({s.license for s in plan.bank.sounds}),
@@ -302,6 +314,9 @@ def split_record(plan: Plan) -> dict:
         "skipped_sources": [{"origin": o, "reason": r} for o, r in plan.bank.skipped],
         "examples": examples,
     }
+    if is_natural(plan.config.source):
+        record["natural"] = natural_summary(plan.queries, [(c.clip_id, c.events) for _, c in plan.clips])
+    return record
 
 
 def finalize(out: Path, split: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import product
 from typing import Iterable, Mapping, Sequence
 
 ORDER_GAP = 0.5          # before(X, Y): X.offset + 0.5 s <= Y.onset
@@ -19,6 +20,7 @@ SHORT_SECONDS = 1.5      # short(X): dur <= 1.5 s
 LONG_SECONDS = 4.0       # long(X): dur >= 4 s
 LASTS_YES = (0.25, 0.1)  # lasts(X, N): yes when |dur X - N| <= max(0.25 s, 0.1 N) ...
 LASTS_NO = (1.0, 0.4)    # ... no when |dur X - N| >= max(1 s, 0.4 N); ambiguous between
+MAX_TOLERANCE = 1.0      # the largest annotation tolerance an atom may carry (seconds)
 
 
 class Relevance(enum.Enum):
@@ -56,6 +58,7 @@ class Atom:
 
     relation: str
     args: tuple[str, ...]
+    tolerance: float = 0.0   # seconds an annotated boundary may be off (natural builds); margins widen by it
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -63,7 +66,8 @@ class Atom:
         return self.args[:RELATION_ARITY.get(self.relation, len(self.args))]
 
     def to_dict(self) -> dict:
-        return {"relation": self.relation, "args": list(self.args)}
+        data = {"relation": self.relation, "args": list(self.args)}
+        return {**data, "tolerance": self.tolerance} if self.tolerance else data
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Atom":
@@ -77,19 +81,14 @@ class Atom:
             raise ValueError(f"{relation} takes {labels} class label(s)"
                              + (" and a number of seconds" if labels < SIGNATURE_LABELS[relation] else "")
                              + f", got {list(args)}")
-        return cls(relation, tuple(args))
+        tolerance = data.get("tolerance", 0.0)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= MAX_TOLERANCE:
+            raise ValueError(f"an atom's tolerance is seconds from 0 to {MAX_TOLERANCE}, got {tolerance!r}")
+        return cls(relation, tuple(args), float(tolerance))
 
 
 def _clear(condition_yes: bool, condition_no: bool) -> Relevance:
     return YES if condition_yes else NO if condition_no else AMBIGUOUS
-
-
-def _present(x: Event | None) -> Relevance:
-    return _clear(x is not None, x is None)
-
-
-def _absent(y: Event | None) -> Relevance:
-    return _clear(y is None, y is not None)
 
 
 def _ms(seconds: float) -> int:
@@ -118,12 +117,16 @@ def _at_least(value: int, ratio: Fraction, of: int) -> bool:
     return value * ratio.denominator >= ratio.numerator * of
 
 
-def _before(x: Event | None, y: Event | None) -> Relevance:
-    if x is None or y is None:
+# Each relation over one occurrence of each argument. `slack`: the milliseconds an annotated boundary may be
+# off (an atom's tolerance). A time compared across two boundaries, or a length, may then be off by twice
+# that, so every margin widens by 2 x slack: a yes or a no holds wherever the true boundaries lie. Planned
+# clips have slack 0.
+
+def _before(x: Event, y: Event, slack: int = 0) -> Relevance:
+    if _overlap(x, y, slack) is YES:
         return NO
-    if _overlap(x, y) is YES:
-        return NO
-    return _clear(_ms(x.offset) + ORDER_GAP_MS <= _ms(y.onset), _ms(y.offset) + ORDER_GAP_MS <= _ms(x.onset))
+    margin = ORDER_GAP_MS + 2 * slack
+    return _clear(_ms(x.offset) + margin <= _ms(y.onset), _ms(y.offset) + margin <= _ms(x.onset))
 
 
 def _shared(x: Event, y: Event) -> int:
@@ -131,55 +134,51 @@ def _shared(x: Event, y: Event) -> int:
     return min(_ms(x.offset), _ms(y.offset)) - max(_ms(x.onset), _ms(y.onset))
 
 
-def _overlap(x: Event | None, y: Event | None) -> Relevance:
-    if x is None or y is None:
-        return NO
-    shared = _shared(x, y)
-    enough = _at_least(shared, OVERLAP_RATIO, min(_length(x), _length(y))) and shared >= OVERLAP_MS
-    return _clear(enough, -shared >= ORDER_GAP_MS)
+def _overlap(x: Event, y: Event, slack: int = 0) -> Relevance:
+    shared = _shared(x, y) - 2 * slack
+    enough = _at_least(shared, OVERLAP_RATIO, min(_length(x), _length(y)) + 2 * slack) and shared >= OVERLAP_MS
+    return _clear(enough, -_shared(x, y) >= ORDER_GAP_MS + 2 * slack)
 
 
-def _apart(x: Event | None, y: Event | None) -> Relevance:
-    """apart(X, Y), "X and Y at different times": overlap's clear "no" (disjoint by >= 0.5 s) is its yes and
-    overlap's yes its no, so the two are each other's mirror (the overlap task states either)."""
-    if x is None or y is None:
-        return NO
-    return {YES: NO, NO: YES}.get(_overlap(x, y), AMBIGUOUS)
+def _longer(x: Event, y: Event, slack: int = 0) -> Relevance:
+    return _clear(_at_least(_length(x) - 2 * slack, LONGER, _length(y) + 2 * slack),
+                  _length(x) + 2 * slack <= _length(y) - 2 * slack)
 
 
-def _longer(x: Event | None, y: Event | None) -> Relevance:
-    if x is None or y is None:
-        return NO
-    return _clear(_at_least(_length(x), LONGER, _length(y)), _length(x) <= _length(y))
+def _short(x: Event, slack: int = 0) -> Relevance:
+    return _clear(_length(x) + 2 * slack <= SHORT_MS, _length(x) - 2 * slack >= LONG_MS)
 
 
-def _short(x: Event | None) -> Relevance:
-    if x is None:
-        return NO
-    return _clear(_length(x) <= SHORT_MS, _length(x) >= LONG_MS)
+def _long(x: Event, slack: int = 0) -> Relevance:
+    return _clear(_length(x) - 2 * slack >= LONG_MS, _length(x) + 2 * slack <= SHORT_MS)
 
 
-def _long(x: Event | None) -> Relevance:
-    if x is None:
-        return NO
-    return _clear(_length(x) >= LONG_MS, _length(x) <= SHORT_MS)
-
-
-def _lasts(x: Event | None, seconds: str) -> Relevance:
+def _lasts(x: Event, seconds: str, slack: int = 0) -> Relevance:
     """Exact rationals: N as written ("5", "2.5") in milliseconds, its tolerances too."""
-    if x is None:
-        return NO
     target = Fraction(seconds) * 1000
     error = abs(_length(x) - target)
     yes = max(_exact(LASTS_YES[0]) * 1000, _exact(LASTS_YES[1]) * target)
     no = max(_exact(LASTS_NO[0]) * 1000, _exact(LASTS_NO[1]) * target)
-    return _clear(error <= yes, error >= no)
+    return _clear(error + 2 * slack <= yes, error - 2 * slack >= no)
 
 
-RELATIONS = {
-    "present": _present, "absent": _absent, "before": _before, "overlap": _overlap,
-    "apart": _apart, "longer": _longer, "short": _short, "long": _long, "lasts": _lasts,
-}
+def _every(verdicts: list[Relevance]) -> Relevance:
+    """Yes when every combination of occurrences says yes, no when every one says no, else ambiguous."""
+    return _clear(all(v is YES for v in verdicts), all(v is NO for v in verdicts))
+
+
+def _some(verdicts: list[Relevance]) -> Relevance:
+    """Yes when some combination of occurrences says yes, no when every one says no, else ambiguous."""
+    return _clear(any(v is YES for v in verdicts), all(v is NO for v in verdicts))
+
+
+# How a relation's verdicts over every combination of its arguments' occurrences make one (a class may occur
+# several times in a natural recording): overlap holds when some X and some Y sound together, the others
+# when every combination says so. `apart` ("X and Y at different times") is overlap's mirror: overlap's
+# clear no (every X and Y disjoint by >= 0.5 s) is its yes, overlap's yes (some X and Y together) its no.
+PAIRWISE = {"before": (_before, _every), "overlap": (_overlap, _some), "longer": (_longer, _every),
+            "short": (_short, _every), "long": (_long, _every), "lasts": (_lasts, _every)}
+RELATIONS = frozenset(PAIRWISE) | {"present", "absent", "apart"}
 RELATION_ARITY = {"lasts": 1}        # labels an atom names before its number; the rest name labels only
 SIGNATURE_LABELS = {"present": 1, "absent": 1, "before": 2, "overlap": 2, "apart": 2, "longer": 2, "short": 1, "long": 1,
                     "lasts": 2}      # how many arguments each relation takes
@@ -210,15 +209,33 @@ def mentioned(atoms: Sequence[Atom]) -> list[str]:
     return list(dict.fromkeys(a for atom in atoms for a in atom.labels))
 
 
+def occurrences(events: Iterable[Event]) -> dict[str, list[Event]]:
+    """Each class's events in a clip (one in a planned clip; any number in a natural recording)."""
+    by_label: dict[str, list[Event]] = {}
+    for event in events:
+        by_label.setdefault(event.label, []).append(event)
+    return by_label
+
+
+def verdict(atom: Atom, by_label: Mapping[str, Sequence[Event]]) -> Relevance:
+    """One atom over a clip's occurrences (`occurrences`)."""
+    if atom.relation in ("present", "absent"):
+        there = bool(by_label.get(atom.args[0]))
+        return _clear(there, not there) if atom.relation == "present" else _clear(not there, there)
+    arguments = [by_label.get(label, ()) for label in atom.labels]
+    if not all(arguments):
+        return NO
+    if atom.relation == "apart":
+        return {YES: NO, NO: YES}.get(verdict(Atom("overlap", atom.args, atom.tolerance), by_label), AMBIGUOUS)
+    relation, combine = PAIRWISE[atom.relation]
+    numbers, slack = atom.args[len(atom.labels):], _ms(atom.tolerance)
+    return combine([relation(*events, *numbers, slack) for events in product(*arguments)])
+
+
 def relevant(atoms: Sequence[Atom], events: Iterable[Event]) -> Relevance:
     """Does a clip with these events answer the conjunction `atoms`? YES, NO or AMBIGUOUS."""
-    by_label: dict[str, Event] = {}
-    for event in events:
-        if event.label in by_label:
-            raise ValueError(f"class {event.label!r} occurs twice in one clip; relations would be ambiguous")
-        by_label[event.label] = event
-    verdicts = [RELATIONS[atom.relation](*(by_label.get(a) for a in atom.labels), *atom.args[len(atom.labels):])
-                for atom in atoms]
+    by_label = occurrences(events)
+    verdicts = [verdict(atom, by_label) for atom in atoms]
     if NO in verdicts:
         return NO
     return AMBIGUOUS if AMBIGUOUS in verdicts else YES

@@ -12,6 +12,8 @@ import soundfile
 from .bank import fade, loop_period, to_pcm16
 from .relations import Event
 
+RECORDING = "recording"     # the kind of a bank entry that is a whole natural recording (generation/natural.py)
+
 def fit(sound, length: int) -> np.ndarray:
     """A continuous sound as exactly `length` samples: cropped, or its loop period (`AtomicSound.loop`:
     the sustained part, wrapped with an equal-power crossfade where the tail matches the head) tiled."""
@@ -30,10 +32,16 @@ def event_piece(event: Event, bank, clip_length: int) -> tuple[int, np.ndarray]:
 
 
 def render(events: tuple[Event, ...], bank, clip_seconds: float) -> np.ndarray:
+    """The mix of the events' sounds; a natural recording (`natural.RECORDING`), whose events are its own
+    annotations, is the clip as recorded."""
     clip = np.zeros(int(round(clip_seconds * bank.sample_rate)), dtype=np.float32)
+    for source_id in sorted({e.source_id for e in events if bank[e.source_id].kind == RECORDING}):
+        recorded = bank[source_id].samples[:len(clip)]
+        clip[:len(recorded)] += recorded
     for event in events:
-        start, piece = event_piece(event, bank, len(clip))
-        clip[start:start + len(piece)] += piece
+        if bank[event.source_id].kind != RECORDING:
+            start, piece = event_piece(event, bank, len(clip))
+            clip[start:start + len(piece)] += piece
     return clip
 
 

@@ -31,9 +31,10 @@ from .acoustics.chain import group_chain
 from .layout import CARD, survey
 from .config import corpus_configs
 from .pipeline import SOURCE_FIELDS, caption, fingerprint, unchanged
-from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, judge_corpus, relevant
-from .render import decode_pcm16, render
-from .relations import depth, mentioned
+from .natural import is_natural
+from .phrases import phrase_for
+from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_corpus, mentioned, occurrences, relevant, verdict
+from .render import RECORDING, decode_pcm16, render
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
 from .writer import read_stamp
@@ -221,9 +222,14 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
                 findings += _shape_findings(at, qid, query, atoms, phrases, params)
             for clip_id in group:
                 wanted = YES if clip_id == query["positive"] else NO
-                verdict = relevant(atoms, clips[clip_id]["timeline"])
-                if verdict is not wanted:
-                    findings.append(f"{at} ({qid}): candidate {clip_id} is {verdict.name}, should be {wanted.name}")
+                found = relevant(atoms, clips[clip_id]["timeline"])
+                if found is not wanted:
+                    findings.append(f"{at} ({qid}): candidate {clip_id} is {found.name}, should be {wanted.name}")
+            for clip_id in set(query["hard_negatives"]) & set(clips):
+                by_label = occurrences(clips[clip_id]["timeline"])
+                failed = sum(verdict(atom, by_label) is NO for atom in atoms)
+                if failed != 1:
+                    findings.append(f"{at} ({qid}): hard negative {clip_id} fails {failed} atoms, not exactly one")
     observed = [positions[i] for i in range(params["candidates"])]
     if len(queries) >= 5 * params["candidates"] and chisquare(observed).pvalue < BALANCE_P:
         findings.append(f"queries: positives are not spread uniformly over candidate positions: {observed}")
@@ -247,7 +253,10 @@ def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrase
                 if sound.get("kind") == "discrete" and event["offset"] - event["onset"] > sound["duration"] + 1e-3:
                     findings.append(f"{at} ({cid}): discrete sound {event['source_id']} lasts {sound['duration']:.3f} s "
                                     f"but its event {event['offset'] - event['onset']:.3f} s: a discrete sound never loops")
-                if sound.get("label") != event["label"]:
+                if sound.get("kind") == RECORDING and event["label"] not in sound["label"].split("|"):
+                    findings.append(f"{at} ({cid}): recording {event['source_id']} holds no {event['label']!r} in "
+                                    "sources")
+                elif sound.get("kind") != RECORDING and sound.get("label") != event["label"]:
                     findings.append(f"{at} ({cid}): event source {event['source_id']} is not a sound of class "
                                     f"{event['label']!r} in sources")
                 if not 0 <= event["onset"] < event["offset"] <= params["clip_seconds"]:
@@ -277,12 +286,16 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     if shapes != recorded:
         findings.append(f"queries per task, shape and depth differ from the record's: {sorted(shapes.items())[:3]} ...")
     findings += _sources_findings(record, sources)
-    phrases = {s["label"]: s["phrase"] for s in sources}
+    natural = is_natural(params["source"])
+    phrases = {e["label"]: phrase_for(e["label"]) for c in corpus for e in c["events"]} if natural else \
+        {s["label"]: s["phrase"] for s in sources}
     clips = {}
     for clip in corpus:
         try:
             clip["timeline"] = tuple(Event(**e) for e in clip["events"])
-            relevant([], clip["timeline"])                      # one event per class
+            twice = [label for label, found in occurrences(clip["timeline"]).items() if len(found) > 1]
+            if twice and not natural:        # a planned clip holds a class once; a recording, as often as heard
+                raise ValueError(f"class {twice[0]!r} occurs twice in one clip")
         except (TypeError, ValueError) as error:
             findings.append(f"{clip['_at']} ({clip['clip_id']}): broken events ({error})")
             continue
@@ -408,6 +421,9 @@ def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, li
                 findings.append(f"{row['_at']} ({row['source_id']}): loop points {list(sound.loop)} lie outside its "
                                 f"{len(pcm)} samples")
                 continue
+            if sound.kind == RECORDING:      # a natural recording, published as recorded
+                sounds.append(sound)
+                continue
             if longest_inaudible(sound.samples, rate) >= MAX_SILENCE_SECONDS:
                 findings.append(f"{row['_at']} ({row['source_id']}): holds {longest_inaudible(sound.samples, rate):.2f} s "
                                 f"that cannot be heard (>= {MAX_SILENCE_SECONDS} s): annotated time must be audible")
@@ -518,7 +534,8 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
     bank, findings = _load_bank(out, record, params["sample_rate"])
     if bank is None:
         return findings
-    findings += _overlap_findings(bank, positives)
+    if not is_natural(params["source"]):       # natural annotations are the source's, taken as given
+        findings += _overlap_findings(bank, positives)
     configs = groups[0] or {"corpus": None}
     jobs = [(str(out / relative), group, params["clip_seconds"], relative.split("/")[0], params["seed"], params["split"])
             for relative in record["files"] if relative.split("/")[0] in configs

@@ -166,7 +166,7 @@ def _split_section(split: str, record: dict) -> str:
                            for config, name in record.get("acoustics", {"corpus": "clean"}).items())
     shapes = "\n".join(f"| {c['task']} | `{c['shape']}` | {c['depth']} | {c['sounds']} | {c['queries']} |"
                        for c in counts.get("shapes", []))
-    return (f"### Split `{split}`\n\n{counts['queries']} queries, {counts['clips']} clips "
+    return (f"### Split `{split}`\n\n{_natural(record)}{counts['queries']} queries, {counts['clips']} clips "
             f"({params['candidates']} candidates per query), {counts['atomic_sounds']} atomic sounds of "
             f"{counts['classes']} classes from `{shown['source']}`; {params['clip_seconds']} s clips at "
             f"{params['sample_rate']} Hz; seed {params['seed']}. Random group accuracy: "
@@ -179,6 +179,25 @@ def _split_section(split: str, record: dict) -> str:
             f"Examples:\n\n{examples}\n\nSources skipped as unreadable or unusable:\n{skipped}\n\n"
             f"Licences of the sounds: {'; '.join(record['licenses'])}\n\n{_attributions(record)}Generated with {parameters} "
             f"(fingerprint `{record['fingerprint']}`); `reasonaudio generate` with these reproduces it{local}.\n")
+
+
+def _natural(record: dict) -> str:
+    """What a natural split is, and how near its negatives come: it cannot be balanced by construction."""
+    natural = record.get("natural")
+    if not natural:
+        return ""
+    rows = "\n".join(f"| {shape} | {n['queries']} | {n['one_atom_misses'] / n['queries']:.1f} | "
+                     f"{n['ambiguous'] / n['queries']:.1f} |" for shape, n in natural["shapes"].items())
+    return ("**A natural split**: real recordings with the source's own strong labels, no mixing; each clip is a "
+            "recording as it was recorded (levels, repeats and overlaps as they are), its events the annotations "
+            "(same-class events split by a short gap merged). Every atom carries the source's annotation tolerance "
+            "(`tolerance` in `constraint`): its margins widen by it. Candidates are other recordings the relevance "
+            "function answers no, those failing exactly one atom first (`hard_negatives`); ambiguous recordings are "
+            "never candidates and are excluded from corpus scoring "
+            f"({natural['ambiguous_pairs']} of {natural['pairs']} query-clip pairs). Unlike a planned split, nothing "
+            "here balances the positive against its negatives: check it with the audits (`reasonaudio baselines`)."
+            "\n\n| task/shape | queries | one-atom misses per query | ambiguous clips per query |\n"
+            f"|---|---:|---:|---:|\n{rows}\n\n")
 
 
 def _attributions(record: dict) -> str:

@@ -108,9 +108,82 @@ def test_margins_are_decided_exactly_on_their_bounds(events, atom, expected):
     assert relevant([atom], events) is expected
 
 
-def test_a_class_may_occur_once_per_clip():
-    with pytest.raises(ValueError, match="occurs twice"):
-        relevant([Atom("present", ("a",))], [ev("a", 0, 1), ev("a", 2, 3)])
+# An independent reading of the relations over repeated occurrences with an annotation tolerance t
+# (docs/design.md §4, natural builds): floats on a 10 ms grid, the tolerance as every boundary moved by
+# -t, 0 or +t, and "every" / "some" over the occurrences' combinations written out as loops.
+def _pair_plain(relation, x, y):
+    """One occurrence each, no tolerance, straight from the table (times on a 10 ms grid: exact enough)."""
+    shared = min(x[1], y[1]) - max(x[0], y[0])
+    overlap = YES if shared >= 0.5 * min(x[1] - x[0], y[1] - y[0]) - 1e-9 and shared >= 0.5 - 1e-9 else \
+        NO if -shared >= 0.5 - 1e-9 else AMBIGUOUS
+    if relation == "overlap":
+        return overlap
+    if relation == "before":
+        if overlap is YES or y[1] + 0.5 <= x[0] + 1e-9:
+            return NO
+        return YES if x[1] + 0.5 <= y[0] + 1e-9 else AMBIGUOUS
+    lx, ly = x[1] - x[0], y[1] - y[0]
+    return YES if lx >= 2 * ly - 1e-9 else NO if lx <= ly + 1e-9 else AMBIGUOUS     # longer
+
+
+def _pair_robust(relation, x, y, t):
+    """YES / NO only when every shift of the four boundaries by -t, 0 or +t says so."""
+    shifts = (-t, 0.0, t) if t else (0.0,)
+    found = {_pair_plain(relation, (x[0] + a, x[1] + b), (y[0] + c, y[1] + d))
+             for a in shifts for b in shifts for c in shifts for d in shifts
+             if x[1] + b > x[0] + a and y[1] + d > y[0] + c}
+    return found.pop() if len(found) == 1 else AMBIGUOUS
+
+
+spans = st.lists(st.tuples(st.integers(0, 900), st.integers(5, 400)), min_size=1, max_size=3)
+
+
+@given(st.sampled_from(["before", "overlap", "apart", "longer"]), spans, spans, st.sampled_from([0.0, 0.1, 0.2]))
+def test_repeated_occurrences_agree_with_an_independent_check(relation, xs, ys, t):
+    """Natural recordings repeat a class: `before`, `longer` hold when every X and Y occurrence says so, no
+    when every one says no; `overlap` when some X and Y sound together, no when none may; `apart` is
+    overlap's mirror. With a tolerance, a yes or a no never depends on where within it a boundary lies."""
+    x = [(a / 100, (a + n) / 100) for a, n in xs]
+    y = [(a / 100, (a + n) / 100) for a, n in ys]
+    events = [ev("x", *s) for s in x] + [ev("y", *s) for s in y]
+    found = relevant([Atom(relation, ("x", "y"), t)], events)
+    plain = "overlap" if relation == "apart" else relation
+    pairs = [_pair_plain(plain, p, q) for p in x for q in y]
+    if t == 0:
+        if plain == "overlap":
+            expected = YES if YES in pairs else NO if set(pairs) == {NO} else AMBIGUOUS
+        else:
+            expected = YES if set(pairs) == {YES} else NO if set(pairs) == {NO} else AMBIGUOUS
+        if relation == "apart":
+            expected = {YES: NO, NO: YES}.get(expected, AMBIGUOUS)
+        assert found is expected
+    robust = [_pair_robust(plain, p, q, t) for p in x for q in y]
+    if found is (NO if relation == "apart" else YES):    # sound: what it asserts survives every shift
+        assert (YES in robust) if plain == "overlap" else set(robust) == {YES}
+    if found is (YES if relation == "apart" else NO):
+        assert set(robust) == {NO}
+
+
+def test_repeated_occurrences_in_words():
+    dog_twice = [ev("dog", 0, 1), ev("horn", 2, 3), ev("dog", 4, 5)]
+    assert relevant([Atom("before", ("dog", "horn"))], dog_twice) is AMBIGUOUS   # one bark before, one after
+    assert relevant([Atom("before", ("dog", "horn"))], dog_twice[:2]) is YES
+    rain = [ev("rain", 0, 10), ev("dog", 2, 3), ev("dog", 6, 7)]
+    assert relevant([Atom("overlap", ("dog", "rain"))], rain) is YES
+    assert relevant([Atom("apart", ("dog", "horn"))], dog_twice) is YES
+    assert relevant([Atom("present", ("dog",)), Atom("absent", ("horn",))], rain) is YES
+    near = [ev("dog", 0, 1), ev("horn", 1.6, 2)]
+    assert relevant([Atom("before", ("dog", "horn"))], near) is YES
+    assert relevant([Atom("before", ("dog", "horn"), 0.2)], near) is AMBIGUOUS   # 0.6 s < 0.5 + 2 x 0.2
+
+
+def test_a_tolerance_is_published_with_its_atom():
+    atom = Atom("before", ("dog", "horn"), 0.2)
+    assert Atom.from_dict(atom.to_dict()) == atom
+    assert "tolerance" not in Atom("before", ("dog", "horn")).to_dict()     # planned builds: as before
+    for bad in (-0.1, 2.0, "0.2", True):
+        with pytest.raises(ValueError, match="tolerance"):
+            Atom.from_dict({"relation": "before", "args": ["a", "b"], "tolerance": bad})
 
 
 def test_unknown_relation_is_rejected():

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..spec import parse_spec
-from . import csv_manifest, esc50, folder, fsd50k, hf, synthetic
+from . import csv_manifest, esc50, folder, fsd50k, hf, strong_labels, synthetic
 from .base import BadRecording, Recording, SourceError, SPLITS
 
 SOURCES = {
@@ -14,6 +14,7 @@ SOURCES = {
     "csv": csv_manifest.recordings,
     "folder": folder.recordings,
     "hf": hf.recordings,
+    strong_labels.NATURAL_KIND: strong_labels.recordings,
 }
 
 HELP = "\n".join(f"  {name}: {(fn.__doc__ or '').strip().splitlines()[0]}" for name, fn in SOURCES.items()) + \

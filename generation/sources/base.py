@@ -36,6 +36,7 @@ class Recording:
     kind: Optional[str] = None       # "continuous" / "discrete" when the source knows
     start: Optional[float] = None    # seconds: crop before trimming (CSV manifests)
     end: Optional[float] = None
+    events: tuple = ()               # strong labels (relations.Event, times in the recording): natural sources
 
     def split_of(self) -> str:
         """The official split, else a stable hash of the group: 60 % train, 10 % validation, 30 % test."""

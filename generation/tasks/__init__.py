@@ -1,9 +1,9 @@
 """The five tasks, each one module registered here; a task is a list of query shapes."""
 from . import duration, mix, negation, order, overlap
-from .base import (EVENTS_PER_CLIP, Candidate, PlanningError, QueryPlan, Shape, Task, check_feasible,
+from .base import (EVENTS_PER_CLIP, Candidate, PlanningError, QueryPlan, Shape, Task, check_feasible, draw_shape,
                    longest_discrete, plan_group, possible_texts, shape_of, usable_shapes)
 
 TASKS: dict[str, Task] = {t.name: t for t in (negation.TASK, order.TASK, overlap.TASK, duration.TASK, mix.TASK)}
 
 __all__ = ["TASKS", "Task", "Shape", "QueryPlan", "Candidate", "PlanningError", "EVENTS_PER_CLIP", "check_feasible",
-           "longest_discrete", "plan_group", "possible_texts", "shape_of", "usable_shapes"]
+           "draw_shape", "longest_discrete", "plan_group", "possible_texts", "shape_of", "usable_shapes"]

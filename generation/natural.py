@@ -1,0 +1,243 @@
+"""Natural builds: real recordings with their own strong labels, no mixing (docs/design.md §12).
+
+Each recording is a clip with its annotations (merged by the source). A query is a shape's atoms bound to
+classes one recording (the positive) answers YES by `relevant`; its candidates are other recordings the
+relevance function answers NO, near misses first: recordings failing exactly one atom (the natural
+analogue of a minimal pair: they are the query's `hard_negatives`), then those failing the fewest atoms
+and holding the most named classes. Recordings the query is AMBIGUOUS for are never candidates. `absent`
+is asked only of classes the source labels exhaustively. Pure planning over the timelines; the recordings'
+audio is read once into the bank (`recording_bank`) and only ever copied into the corpus.
+"""
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import numpy as np
+import soxr
+from tqdm.auto import tqdm
+
+from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
+from .phrases import phrase_for
+from .render import RECORDING
+from .relations import NO, YES, Atom, Event, judge_corpus, occurrences, relevant, required_labels, verdict
+from .sources import SPLITS, BadRecording, open_source
+from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
+from .spec import parse_spec
+from .tasks import TASKS, Candidate, QueryPlan, Shape, draw_shape
+from .templates import render, templates
+
+log = logging.getLogger(__name__)
+LASTS_SECONDS = (1, 2, 3, 5, 8, 10, 15, 20)   # the N a natural `lasts` may state, those within the clip
+TRIES = 60                       # bindings tried per query
+MISSES_IN_A_ROW = 25             # queries a task fails to find in a row before it stops short (said in the log)
+
+
+def is_natural(source: str) -> bool:
+    return parse_spec(source)[0] == NATURAL_KIND
+
+
+def source_labelling(source: str) -> Labelling:
+    _, _, options = parse_spec(source)
+    return labelling(options)
+
+
+@dataclass(frozen=True)
+class Clip:
+    recording_id: str
+    events: tuple[Event, ...]
+
+    @property
+    def classes(self) -> frozenset[str]:
+        return frozenset(e.label for e in self.events)
+
+
+def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: float, skip_bad: bool,
+                   progress: bool = True) -> tuple[SoundBank, list[Clip]]:
+    """The split's recordings, mono at the corpus rate on the 16-bit grid (never trimmed or levelled: they
+    are published as recorded), and their timelines. A recording longer than the clip, unreadable, silent
+    or with a bad row is a bad source."""
+    found = [r for r in open_source(source) if r.split_of() == split]
+    if not found:
+        raise ValueError(f"the source has no recordings for split {split!r}; a source without official splits "
+                         "puts about 30 % of its recordings in test by hash: add ?as_split=test to use all of them")
+    sounds, clips, bad = [], [], []
+    for recording in tqdm(found, desc="recordings", unit="recording", disable=not progress):
+        try:
+            raw, rate = recording.load()
+            samples = np.asarray(raw, dtype=np.float32)
+            samples = samples.mean(axis=1) if samples.ndim == 2 else samples
+            if not np.all(np.isfinite(samples)) or not samples.size or np.abs(samples).max() < 1e-4:
+                raise BadRecording("silent, empty or not finite")
+            if rate != sample_rate:
+                samples = soxr.resample(samples, rate, sample_rate, quality="HQ").astype(np.float32)
+            if len(samples) > round(clip_seconds * sample_rate) + round(0.01 * sample_rate):
+                raise BadRecording(f"lasts {len(samples) / sample_rate:.2f} s, longer than --clip-seconds "
+                                   f"{clip_seconds:g}")
+        except BadRecording as error:
+            bad.append((recording.origin, str(error)))
+            continue
+        except Exception as error:  # soundfile and codecs raise many types for an unreadable file
+            bad.append((recording.origin, f"unreadable: {error}"))
+            continue
+        samples = samples[:round(clip_seconds * sample_rate)]
+        sounds.append(AtomicSound(recording.recording_id, recording.label, "", RECORDING, recording.origin,
+                                  recording.license, quantise(samples), sample_rate, recording.attribution))
+        clips.append(Clip(recording.recording_id, tuple(
+            Event(e.label, e.source_id, e.onset, min(e.offset, round(clip_seconds, 3)), 0.0) for e in recording.events)))
+    if bad and not skip_bad:
+        raise BadSourcesError(bad)
+    for origin, reason in bad:
+        log.warning("skipped bad source %s: %s", origin, reason)
+    order = sorted(range(len(sounds)), key=lambda i: sounds[i].source_id)
+    return (SoundBank(tuple(sounds[i] for i in order), sample_rate, tuple(bad)),
+            [clips[i] for i in order if clips[i].events])
+
+
+@dataclass
+class _Index:
+    clips: list[Clip]
+    holding: dict[str, set[int]]
+    vocabulary: list[str]
+    exhaustive: list[str]
+
+    @classmethod
+    def of(cls, clips: list[Clip], exhaustive: Optional[frozenset[str]]) -> "_Index":
+        holding: dict[str, set[int]] = {}
+        for index, clip in enumerate(clips):
+            for label in clip.classes:
+                holding.setdefault(label, set()).add(index)
+        vocabulary = sorted(holding)
+        return cls(clips, holding, vocabulary, [v for v in vocabulary if exhaustive is None or v in exhaustive])
+
+
+def _failed(atoms, clip: Clip) -> int:
+    by_label = occurrences(clip.events)
+    return sum(verdict(atom, by_label) is NO for atom in atoms)
+
+
+def _negatives(atoms, positive: int, index: _Index, count: int, rng) -> tuple[list[int], int]:
+    """`count` recordings the query is NO for, near misses first, and how many fail exactly one atom."""
+    required = required_labels(atoms)
+    held = Counter(i for label in required for i in index.holding.get(label, ()))
+    tie = rng.permutation(len(index.clips))
+    if len(required) > 1:
+        near = sorted(i for i, n in held.items() if n >= len(required) - 1)
+    else:                                 # holders of the one named class, and a sample of the rest
+        near = sorted(set(held) | {int(i) for i in tie[:4 * count]})
+    judged = [(i, _failed(atoms, index.clips[i])) for i in near
+              if i != positive and relevant(atoms, index.clips[i].events) is NO]
+    judged.sort(key=lambda item: (item[1], -held[item[0]], tie[item[0]]))
+    chosen = [i for i, _ in judged[:count]]
+    misses = sum(failed == 1 for _, failed in judged[:count])
+    if len(chosen) < count:              # the rest lack two named classes or more: a clear no
+        far = (int(i) for i in tie if int(i) != positive and held[int(i)] < len(required) - 1)
+        chosen += [i for _, i in zip(range(count - len(chosen)), far)]
+    return chosen, misses
+
+
+def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_seconds: float, rng):
+    """Atoms of `shape` over classes of `clip` (absent ones over exhaustively labelled classes it lacks) that
+    the clip answers YES, and the words that state them; None when this draw finds none."""
+    classes = sorted(clip.classes)
+    absent = [label for label in index.exhaustive if label not in clip.classes]
+    if len(classes) < len(shape.relates) or len(absent) < shape.absent:
+        return None
+    words = dict(zip(shape.relates, (str(c) for c in rng.choice(classes, len(shape.relates), replace=False))))
+    words.update(zip(shape.absent_roles, (str(z) for z in rng.choice(absent, shape.absent, replace=False))))
+    numbers = [str(n) for n in LASTS_SECONDS if n < clip_seconds]
+    for n in rng.permutation(numbers) if any("n" in a.args for a in shape.symbolic_atoms()) else [None]:
+        stated = {**words, "n": str(n)} if n is not None else words
+        atoms = tuple(replace(atom, tolerance=tolerance) for atom in shape.atoms(stated))
+        if relevant(atoms, clip.events) is YES:
+            return atoms, stated
+    return None
+
+
+def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, used: Counter, candidates: int,
+               tolerance: float, clip_seconds: float, forbidden: set[str], style: str, rng) -> Optional[QueryPlan]:
+    """One query over the recordings: a shape drawn as in planned builds (another one when the recordings
+    state it nowhere), then among TRIES draws of a positive (half of them among the recordings used least as
+    positives) and classes of it, the one with the most one-atom misses among its negatives."""
+    best = None
+    fewest = min(used[i] for i in range(len(index.clips)))
+    least_used = [i for i in range(len(index.clips)) if used[i] == fewest]
+    for shape in [draw_shape(shapes, rng) for _ in range(3)]:
+        for _ in range(TRIES):
+            positive = int(least_used[rng.integers(len(least_used))] if rng.uniform() < 0.5 else
+                           rng.integers(len(index.clips)))
+            bound = _binding(shape, index.clips[positive], index, tolerance, clip_seconds, rng)
+            if bound is None:
+                continue
+            atoms, words = bound
+            phrases = {role: (label if role == "n" else phrase_for(label)) for role, label in words.items()}
+            texts = [t for t in (render(t, phrases) for t in templates(style, shape.name)) if t not in forbidden]
+            if not texts:
+                continue
+            negatives, misses = _negatives(atoms, positive, index, candidates - 1, rng)
+            if len(negatives) < candidates - 1:
+                continue
+            if best is None or misses > best[0]:
+                best = (misses, shape, atoms, positive, negatives, texts[rng.integers(len(texts))])
+                if misses == candidates - 1:
+                    break
+        if best is not None:
+            break
+    if best is None:
+        return None
+    misses, shape, atoms, positive, negatives, text = best
+    members = [positive] + negatives
+    order = rng.permutation(len(members))
+    clips = tuple(Candidate(f"{query_id}-{pos:02d}", index.clips[members[i]].events) for pos, i in enumerate(order))
+    at = {int(i): pos for pos, i in enumerate(order)}
+    hard = tuple(sorted(clips[at[k]].clip_id for k in range(1, len(members))
+                        if _failed(atoms, index.clips[members[k]]) == 1))
+    used[positive] += 1
+    forbidden.add(text)
+    return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, clips[at[0]].clip_id, hard)
+
+
+def plan_natural_queries(config, clips: list[Clip], forbidden: frozenset[str]) -> list[QueryPlan]:
+    """Up to --queries-per-task queries per task over the recordings; a task whose shapes the recordings
+    cannot state stops short, said in the log (a natural build cannot be balanced by construction)."""
+    labels = source_labelling(config.source)
+    index = _Index.of(clips, labels.exhaustive)
+    if len(clips) < config.candidates:
+        raise ValueError(f"{len(clips)} annotated recordings in split {config.split!r}: fewer than one group of "
+                         f"{config.candidates} candidates")
+    split_index, queries, taken = SPLITS.index(config.split), [], set(forbidden)
+    for task_index, name in enumerate(config.tasks):
+        shapes = TASKS[name].shapes_within(config.depth)
+        used: Counter = Counter()
+        misses = 0
+        for i in range(10 ** 9):
+            if sum(q.task == name for q in queries) >= config.queries_per_task or misses >= MISSES_IN_A_ROW:
+                break
+            rng = np.random.default_rng([config.seed, split_index, task_index, i])
+            query_id = f"{config.split}-{name}-{sum(q.task == name for q in queries):04d}"
+            plan = plan_query(TASKS[name], shapes, query_id, index, used, config.candidates, labels.tolerance,
+                              config.clip_seconds, taken, config.text_style, rng)
+            misses = 0 if plan else misses + 1
+            queries += [plan] if plan else []
+        found = sum(q.task == name for q in queries)
+        if found < config.queries_per_task:
+            log.warning("task %s: %d of %d queries: the recordings state no more of its shapes", name, found,
+                        config.queries_per_task)
+    return queries
+
+
+def natural_summary(queries: list[QueryPlan], all_clips) -> dict:
+    """Per shape, how many queries, their mean one-atom misses among the negatives, and the share of the
+    corpus's (query, clip) pairs that are ambiguous (left out of corpus scoring)."""
+    judged = judge_corpus([(q.query_id, q.atoms) for q in queries], all_clips)
+    ambiguous = Counter(q for (q, _), v in judged.items() if v is not YES)
+    shapes = {}
+    for query in queries:
+        entry = shapes.setdefault(f"{query.task}/{query.shape}", {"queries": 0, "one_atom_misses": 0, "ambiguous": 0})
+        entry["queries"] += 1
+        entry["one_atom_misses"] += len(query.hard_negatives)
+        entry["ambiguous"] += ambiguous[query.query_id]
+    pairs = len(queries) * len(all_clips)
+    return {"shapes": shapes, "ambiguous_pairs": sum(ambiguous.values()), "pairs": pairs}

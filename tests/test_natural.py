@@ -1,0 +1,134 @@
+"""Natural builds: real (here: stand-in) recordings with strong labels, in DCASE's and AudioSet's layouts.
+
+The stand-in (tests/strong_standin.py) renders recordings whose truth is known (repeated classes, free
+overlaps), and writes what an annotator would: boundaries jittered by up to 0.1 s, some events split by a
+short gap. The natural builder reads nothing but the recordings and the table."""
+import json
+from dataclasses import replace
+
+import pyarrow.parquet as pq
+import pytest
+
+from generation.config import GenerateConfig
+from generation.pipeline import generate
+from generation.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
+from generation.sources import open_source
+from generation.sources.strong_labels import merged
+from generation.validate import validate
+from reasonaudio_cli import main
+from tests.strong_standin import write_standin
+
+QUERIES = 12
+
+
+@pytest.fixture(scope="module")
+def standin(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("standin")
+    return folder, write_standin(folder, recordings=60)
+
+
+@pytest.fixture(scope="module")
+def natural(standin, tmp_path_factory):
+    folder, _ = standin
+    out = tmp_path_factory.mktemp("natural") / "build"
+    generate(GenerateConfig(source=f"strong:{folder}?labels=labels.tsv&as_split=test&license=CC0-1.0", out=str(out),
+                            queries_per_task=QUERIES, sample_rate=16000, progress=False))
+    return out
+
+
+def _table(out, config, columns=None):
+    return pq.read_table(out / config, columns=columns).to_pylist()
+
+
+def test_both_layouts_read_the_same_timelines(standin):
+    folder, truth = standin
+    dcase = {r.recording_id.removesuffix(".wav"): r.events for r in open_source(f"strong:{folder}?labels=labels.tsv")}
+    audioset = {r.recording_id: r.events for r in
+                open_source(f"strong:{folder}?labels=audioset.tsv&ontology=ontology.json")}
+    assert set(dcase) == set(audioset) == set(truth)
+    for name, events in audioset.items():
+        assert [(e.label, e.onset, e.offset) for e in events] == [(e.label, e.onset, e.offset) for e in dcase[name]]
+        assert len(events) <= 3 * len(truth[name])       # merged: split annotations are one event again
+
+
+def test_a_natural_build_validates_and_every_judgement_holds_on_the_true_timelines(natural, standin):
+    """The independent check: each candidate judged again on the recording's true events (before jitter
+    and splitting), with no tolerance: the tolerance (0.2 s, above the 0.1 s jitter) made every published
+    yes and no robust to where the annotator put the boundaries."""
+    _, truth = standin
+    assert validate(natural) == []
+    queries = _table(natural, "queries")
+    clips = {r["clip_id"]: r["events"] for r in _table(natural, "corpus", ["clip_id", "events"])}
+    assert {q["task"] for q in queries} == {"negation", "order", "overlap", "duration", "mix"}
+    for query in queries:
+        atoms = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
+        assert all(atom.tolerance == 0.2 for atom in atoms)
+        plain = [replace(atom, tolerance=0.0) for atom in atoms]
+        for clip_id in query["candidates"]:
+            recording = clips[clip_id][0]["source_id"].removesuffix(".wav")
+            true_events = merged(list(truth[recording]), 0.25)
+            expected = YES if clip_id == query["positive"] else NO
+            assert relevant(plain, true_events) is expected, (query["text"], clip_id)
+        for clip_id in query["hard_negatives"]:       # one-atom misses: exactly one atom fails
+            by_label = occurrences(Event(**e) for e in clips[clip_id])
+            assert sum(verdict(atom, by_label) is NO for atom in atoms) == 1
+
+
+def test_the_card_and_record_say_what_a_natural_build_is(natural):
+    record = json.loads((natural / ".reasonaudio" / "test.json").read_text())
+    summary = record["natural"]
+    assert sum(s["queries"] for s in summary["shapes"].values()) == 5 * QUERIES
+    assert 0 <= summary["ambiguous_pairs"] < summary["pairs"]
+    card = (natural / "README.md").read_text()
+    assert "A natural split" in card and "one-atom misses per query" in card and "CC0-1.0" in card
+
+
+def test_recordings_repeat_classes_as_heard(natural):
+    """Repeats are what a natural recording has (a planned clip holds a class once: validate refuses more)."""
+    clips = _table(natural, "corpus", ["events"])
+    assert any(len(found) > 1 for row in clips for found in occurrences(Event(**e) for e in row["events"]).values())
+
+
+@pytest.mark.parametrize("row, message", [
+    ("Ystandin0000_0\t1.0\t0.5\t/m/standin00", "audioset.tsv row 2: offset 0.5 s is not after onset 1 s"),
+    ("Ystandin0000_0\t1.0\t2.0\t/m/nothing", "audioset.tsv row 2: unknown label id '/m/nothing'"),
+    ("Ystandin0000_0\t1.0\t12.5\t/m/standin00", "ends at 12.5 s, beyond the recording's 10.000 s"),
+    ("Ymissing_0\t1.0\t2.0\t/m/standin00", "audioset.tsv: recording 'Ymissing_0' is not in"),
+    ("Ystandin0000_0\tone\t2.0\t/m/standin00", "audioset.tsv row 2: onset 'one' is not a number of seconds"),
+])
+def test_bad_rows_are_one_line_naming_table_and_row_or_skipped(standin, tmp_path, capsys, row, message):
+    folder, _ = standin
+    table = tmp_path / "audioset.tsv"
+    lines = (folder / "audioset.tsv").read_text().splitlines()
+    table.write_text("\n".join([lines[0], row] + lines[1:]) + "\n")
+    spec = f"strong:{folder}?labels={table}&ontology={folder / 'ontology.json'}&as_split=test"
+    assert main(["generate", "--source", spec, "--out", str(tmp_path / "out"), "--queries-per-task", "2",
+                 "--sample-rate", "16000", "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+    assert main(["generate", "--source", spec, "--out", str(tmp_path / "out"), "--queries-per-task", "2",
+                 "--sample-rate", "16000", "--quiet", "--skip-bad-sources"]) == 0
+    record = json.loads((tmp_path / "out" / ".reasonaudio" / "test.json").read_text())
+    assert any(message.split(": ", 1)[-1][:20] in s["reason"] for s in record["skipped_sources"])
+
+
+def test_a_table_in_neither_layout_or_without_its_ontology_is_one_line(standin, tmp_path, capsys):
+    folder, _ = standin
+    (tmp_path / "odd.tsv").write_text("file\tstart\tend\tclass\n")
+    for spec, message in ((f"strong:{folder}?labels={tmp_path / 'odd.tsv'}", "is neither DCASE's"),
+                          (f"strong:{folder}?labels=audioset.tsv", "name the ontology")):
+        assert main(["generate", "--source", spec, "--out", str(tmp_path / "out"), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_absent_is_asked_only_of_exhaustively_labelled_classes(standin, tmp_path):
+    folder, _ = standin
+    vocabulary = sorted({e.label for r in open_source(f"strong:{folder}?labels=labels.tsv") for e in r.events})
+    covered = vocabulary[:4]
+    out = tmp_path / "build"
+    generate(GenerateConfig(source=f"strong:{folder}?labels=labels.tsv&as_split=test&exhaustive={'|'.join(covered)}",
+                            out=str(out), queries_per_task=6, tasks=("negation",), sample_rate=16000, progress=False))
+    for query in _table(out, "queries"):
+        for atom in json.loads(query["constraint"])["all"]:
+            if atom["relation"] == "absent":
+                assert atom["args"][0] in covered
