@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from .profiles import PROFILES
 from .sources import HELP as SOURCES_HELP
 
 
@@ -25,6 +26,9 @@ def _generate_parser(sub) -> None:
                                    "identical for any --workers. A strong-label source (strong:...) makes a natural "
                                    "build instead: its recordings as they are, queries over their own annotations.",
                        epilog=f"sources (--source KIND:LOCATION[?option=value&...]):\n{SOURCES_HELP}")
+    p.add_argument("--profile", choices=list(PROFILES),
+                   help="a named preset of some options below (marked 'or the profile's'); an option you give wins: "
+                        + "; ".join(f"`{name}`: {profile.description}" for name, profile in PROFILES.items()))
     p.add_argument("--source", default=d.source, help="where the atomic sounds come from, or the strongly-labelled recordings of a natural build "
                    "(default: %(default)s)")
     p.add_argument("--out", required=True, help="output folder (one folder can hold several splits)")
@@ -73,6 +77,11 @@ def _generate_parser(sub) -> None:
                         "a bad recording stops the run, naming it)")
     add_force(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
+    profiled = {option for profile in PROFILES.values() for option in profile.options}
+    for action in p._actions:            # None: not given, so that a profile's value can stand in
+        if action.dest in profiled:
+            action.help = action.help.replace("%(default)s", f"{action.default}, or the profile's")
+            action.default = None
 
 
 def count_range(text: str) -> tuple[int, int]:
@@ -101,17 +110,29 @@ def print_summary(record: dict, split: str, out: str) -> None:
         print(f"{task:10} {n:7d}  {record['examples'][task]['query']}")
 
 
-def _run_generate(args) -> int:
-    from .pipeline import GenerateConfig, generate
+def generate_config(args):
+    """generate's settings: the options given, over the profile's (`--profile`), over the defaults."""
+    from .config import GenerateConfig
 
-    config = GenerateConfig(
+    options = dict(
         source=args.source, out=args.out, split=args.split, queries_per_task=args.queries_per_task,
         candidates=args.candidates, atomic_sounds=args.atomic_sounds, clip_seconds=args.clip_seconds,
         sample_rate=args.sample_rate, seed=args.seed, tasks=tuple(args.tasks), events_per_clip=args.events_per_clip,
         depth=args.depth, text_style=args.text_style, acoustics=args.acoustics, skip_bad_sources=args.skip_bad_sources,
         force=args.force, workers=args.workers, num_shards=args.num_shards, shard_index=args.shard_index, executor=args.executor,
         progress=not args.quiet)
-    record = generate(config)
+    return GenerateConfig.from_profile(args.profile, **given(options)) if args.profile else GenerateConfig(**given(options))
+
+
+def given(options: dict) -> dict:
+    """The options given on the command line: a profile's options are None until given (see the parser)."""
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def _run_generate(args) -> int:
+    from .pipeline import generate
+
+    record = generate(generate_config(args))
     print_summary(record, args.split, args.out)
     if record["skipped_sources"]:
         print(f"skipped {len(record['skipped_sources'])} source recording(s) (unusable, or inaudible under an acoustic "

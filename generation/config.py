@@ -90,6 +90,15 @@ class GenerateConfig:
         if problems:
             raise ValueError("; ".join(problems))
 
+    @classmethod
+    def from_profile(cls, name: str, **options) -> "GenerateConfig":
+        """A profile's settings (generation/profiles.py), `options` over them."""
+        from .profiles import PROFILES
+
+        if name not in PROFILES:
+            raise ValueError(f"unknown profile {name!r} (choose from {', '.join(PROFILES)})")
+        return cls(**{**PROFILES[name].options, **options})
+
     def content(self) -> dict:
         """The parameters that decide the corpus (not how it is computed); the acoustic conditions' specs
         (not their names or files) when there is more than the clean mix."""

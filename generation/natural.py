@@ -20,7 +20,7 @@ import soxr
 from tqdm.auto import tqdm
 
 from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
-from .phrases import phrase_for
+from .phrases import LABELS_SEPARATOR, phrase_for
 from .render import RECORDING
 from .relations import NO, YES, Atom, Event, judge_corpus, occurrences, relevant, required_labels, verdict
 from .sources import SPLITS, BadRecording, open_source
@@ -83,7 +83,8 @@ def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: floa
             bad.append((recording.origin, f"unreadable: {error}"))
             continue
         samples = samples[:round(clip_seconds * sample_rate)]
-        sounds.append(AtomicSound(recording.recording_id, recording.label, "", RECORDING, recording.origin,
+        phrase = LABELS_SEPARATOR.join(phrase_for(label) for label in recording.label.split(LABELS_SEPARATOR))
+        sounds.append(AtomicSound(recording.recording_id, recording.label, phrase, RECORDING, recording.origin,
                                   recording.license, quantise(samples), sample_rate, recording.attribution))
         clips.append(Clip(recording.recording_id, tuple(
             Event(e.label, e.source_id, e.onset, min(e.offset, round(clip_seconds, 3)), 0.0) for e in recording.events)))
@@ -113,29 +114,65 @@ class _Index:
         return cls(clips, holding, vocabulary, [v for v in vocabulary if exhaustive is None or v in exhaustive])
 
 
-def _failed(atoms, clip: Clip) -> int:
+def _failing(atoms, clip: Clip) -> list[int]:
+    """The atoms a recording answers NO."""
     by_label = occurrences(clip.events)
-    return sum(verdict(atom, by_label) is NO for atom in atoms)
+    return [j for j, atom in enumerate(atoms) if verdict(atom, by_label) is NO]
 
 
-def _negatives(atoms, positive: int, index: _Index, count: int, rng) -> tuple[list[int], int]:
-    """`count` recordings the query is NO for, near misses first, and how many fail exactly one atom."""
+OPPOSITE = {"present": "absent", "absent": "present", "overlap": "apart", "apart": "overlap", "long": "short",
+            "short": "long"}
+
+
+def mirrors(atom: Atom, numbers: list[str]) -> list[Atom]:
+    """Atoms that say the opposite of `atom`: the other order or length, at different times for at the same
+    time, present for absent, another N of the set (`numbers`) for lasts."""
+    if atom.relation in OPPOSITE:
+        return [replace(atom, relation=OPPOSITE[atom.relation])]
+    if atom.relation in ("before", "longer"):
+        return [replace(atom, args=atom.args[::-1])]
+    return [replace(atom, args=(atom.args[0], n)) for n in numbers if n != atom.args[1]]      # lasts
+
+
+def _negatives(atoms, positive: int, index: _Index, count: int, numbers: list[str], rng) -> tuple[list[int], int, int]:
+    """`count` recordings the query is NO for, and how many of them fail exactly one atom and how many of those
+    are *mirror misses*: the positive of a sibling query, one atom said the other way (`mirrors`), the natural
+    analogue of a minimal pair. They come first, taken in turn for each atom (so that, as in a planned group,
+    the positive is neither the one candidate lacking the excluded sound nor the one whose named sounds look
+    like an answer); then other one-atom misses; then the recordings failing fewest atoms, holding the most
+    named classes."""
     required = required_labels(atoms)
     held = Counter(i for label in required for i in index.holding.get(label, ()))
     tie = rng.permutation(len(index.clips))
     if len(required) > 1:
         near = sorted(i for i, n in held.items() if n >= len(required) - 1)
     else:                                 # holders of the one named class, and a sample of the rest
-        near = sorted(set(held) | {int(i) for i in tie[:4 * count]})
-    judged = [(i, _failed(atoms, index.clips[i])) for i in near
-              if i != positive and relevant(atoms, index.clips[i].events) is NO]
-    judged.sort(key=lambda item: (item[1], -held[item[0]], tie[item[0]]))
-    chosen = [i for i, _ in judged[:count]]
-    misses = sum(failed == 1 for _, failed in judged[:count])
+        near = sorted(set(held) | {int(i) for i in tie[:8 * count]})
+    failing = {i: _failing(atoms, index.clips[i]) for i in near
+               if i != positive and relevant(atoms, index.clips[i].events) is NO}
+    mirrored: dict[int, list[int]] = {j: [] for j in range(len(atoms))}
+    for i in sorted(failing, key=lambda i: tie[i]):
+        if len(failing[i]) == 1:
+            j = failing[i][0]
+            siblings = [list(atoms[:j]) + [m] + list(atoms[j + 1:]) for m in mirrors(atoms[j], numbers)]
+            if any(relevant(sibling, index.clips[i].events) is YES for sibling in siblings):
+                mirrored[j].append(i)
+    chosen: list[int] = []
+    turns = [int(j) for j in rng.permutation(len(atoms))]
+    while len(chosen) < count and any(mirrored[j] for j in turns):
+        chosen += [mirrored[j].pop(0) for j in turns if mirrored[j]][:count - len(chosen)]
+    mirror_misses = len(chosen)
+    rest = sorted((i for i in failing if i not in chosen),
+                  key=lambda i: (len(failing[i]), -held[i], tie[i]))
+    chosen += rest[:count - len(chosen)]
     if len(chosen) < count:              # the rest lack two named classes or more: a clear no
-        far = (int(i) for i in tie if int(i) != positive and held[int(i)] < len(required) - 1)
+        far = (int(i) for i in tie if int(i) != positive and int(i) not in failing and held[int(i)] < len(required) - 1)
         chosen += [i for _, i in zip(range(count - len(chosen)), far)]
-    return chosen, misses
+    return chosen, sum(len(failing.get(i, ())) == 1 for i in chosen), mirror_misses
+
+
+def lasts_numbers(clip_seconds: float) -> list[str]:
+    return [str(n) for n in LASTS_SECONDS if n < clip_seconds]
 
 
 def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_seconds: float, rng):
@@ -147,7 +184,7 @@ def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_sec
         return None
     words = dict(zip(shape.relates, (str(c) for c in rng.choice(classes, len(shape.relates), replace=False))))
     words.update(zip(shape.absent_roles, (str(z) for z in rng.choice(absent, shape.absent, replace=False))))
-    numbers = [str(n) for n in LASTS_SECONDS if n < clip_seconds]
+    numbers = lasts_numbers(clip_seconds)
     for n in rng.permutation(numbers) if any("n" in a.args for a in shape.symbolic_atoms()) else [None]:
         stated = {**words, "n": str(n)} if n is not None else words
         atoms = tuple(replace(atom, tolerance=tolerance) for atom in shape.atoms(stated))
@@ -160,7 +197,8 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
                tolerance: float, clip_seconds: float, forbidden: set[str], style: str, rng) -> Optional[QueryPlan]:
     """One query over the recordings: a shape drawn as in planned builds (another one when the recordings
     state it nowhere), then among TRIES draws of a positive (half of them among the recordings used least as
-    positives) and classes of it, the one with the most one-atom misses among its negatives."""
+    positives) and classes of it, the one with the most mirror misses among its negatives, then one-atom
+    misses (`_negatives`)."""
     best = None
     fewest = min(used[i] for i in range(len(index.clips)))
     least_used = [i for i in range(len(index.clips)) if used[i] == fewest]
@@ -176,24 +214,25 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
             texts = [t for t in (render(t, phrases) for t in templates(style, shape.name)) if t not in forbidden]
             if not texts:
                 continue
-            negatives, misses = _negatives(atoms, positive, index, candidates - 1, rng)
+            negatives, misses, mirrored = _negatives(atoms, positive, index, candidates - 1,
+                                                     lasts_numbers(clip_seconds), rng)
             if len(negatives) < candidates - 1:
                 continue
-            if best is None or misses > best[0]:
-                best = (misses, shape, atoms, positive, negatives, texts[rng.integers(len(texts))])
-                if misses == candidates - 1:
+            if best is None or (mirrored, misses) > best[0]:
+                best = ((mirrored, misses), shape, atoms, positive, negatives, texts[rng.integers(len(texts))])
+                if mirrored == candidates - 1:
                     break
         if best is not None:
             break
     if best is None:
         return None
-    misses, shape, atoms, positive, negatives, text = best
+    _, shape, atoms, positive, negatives, text = best
     members = [positive] + negatives
     order = rng.permutation(len(members))
     clips = tuple(Candidate(f"{query_id}-{pos:02d}", index.clips[members[i]].events) for pos, i in enumerate(order))
     at = {int(i): pos for pos, i in enumerate(order)}
     hard = tuple(sorted(clips[at[k]].clip_id for k in range(1, len(members))
-                        if _failed(atoms, index.clips[members[k]]) == 1))
+                        if len(_failing(atoms, index.clips[members[k]])) == 1))
     used[positive] += 1
     forbidden.add(text)
     return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, clips[at[0]].clip_id, hard)

@@ -94,5 +94,18 @@ def default_phrase(label: str) -> str:
     return f"{article(words[0])} {text}" if _countable_singular(head) else text
 
 
+LABELS_SEPARATOR = "|"     # a natural recording's `label` and `phrase` in sources: each of its classes, in order
+
+
+def sources_phrases(rows) -> dict[str, list[str]]:
+    """label -> the phrases the `sources` rows (label, phrase) give it, in row order; a natural recording's row
+    lists its classes and their phrases, separated by LABELS_SEPARATOR."""
+    found: dict[str, list[str]] = {}
+    for label, phrase in rows:
+        for one, said in zip(label.split(LABELS_SEPARATOR), phrase.split(LABELS_SEPARATOR)):
+            found.setdefault(one, []).append(said)
+    return found
+
+
 def phrase_for(label: str, given: str | None = None) -> str:
     return given or ESC50_PHRASES.get(label) or FSD50K_PHRASES.get(label) or default_phrase(label)

@@ -28,7 +28,7 @@ from .acoustics.chain import group_chain, inaudible_sounds
 from .bank import SoundBank, build_bank
 from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
-from .phrases import phrase_for
+from .phrases import sources_phrases
 from .relations import judge_corpus
 from .render import encode_flac, render
 from .sources import SPLITS
@@ -61,10 +61,8 @@ class Plan:
 
     @property
     def phrases(self) -> dict[str, str]:
-        """How each class is said (captions): a natural build's classes are its recordings' event labels."""
-        if not is_natural(self.config.source):
-            return {s.label: s.phrase for s in self.bank.sounds}
-        return {e.label: phrase_for(e.label) for _, c in self.clips for e in c.events}
+        """How each class is said (captions): the last phrase `sources` gives it (a recording gives several)."""
+        return {label: said[-1] for label, said in sources_phrases((s.label, s.phrase) for s in self.bank.sounds).items()}
 
     def corpus_files(self, config: str = "corpus") -> list[tuple[str, int, int]]:
         """(relative path, first clip, end clip) for each file of a corpus config: at most 500 MB even as raw

@@ -32,7 +32,7 @@ from .layout import CARD, survey
 from .config import corpus_configs
 from .pipeline import SOURCE_FIELDS, caption, fingerprint, unchanged
 from .natural import is_natural
-from .phrases import phrase_for
+from .phrases import LABELS_SEPARATOR, sources_phrases
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_corpus, mentioned, occurrences, relevant, verdict
 from .render import RECORDING, decode_pcm16, render
 from .tasks import TASKS, possible_texts, shape_of
@@ -253,7 +253,7 @@ def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrase
                 if sound.get("kind") == "discrete" and event["offset"] - event["onset"] > sound["duration"] + 1e-3:
                     findings.append(f"{at} ({cid}): discrete sound {event['source_id']} lasts {sound['duration']:.3f} s "
                                     f"but its event {event['offset'] - event['onset']:.3f} s: a discrete sound never loops")
-                if sound.get("kind") == RECORDING and event["label"] not in sound["label"].split("|"):
+                if sound.get("kind") == RECORDING and event["label"] not in sound["label"].split(LABELS_SEPARATOR):
                     findings.append(f"{at} ({cid}): recording {event['source_id']} holds no {event['label']!r} in "
                                     "sources")
                 elif sound.get("kind") != RECORDING and sound.get("label") != event["label"]:
@@ -287,8 +287,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
         findings.append(f"queries per task, shape and depth differ from the record's: {sorted(shapes.items())[:3]} ...")
     findings += _sources_findings(record, sources)
     natural = is_natural(params["source"])
-    phrases = {e["label"]: phrase_for(e["label"]) for c in corpus for e in c["events"]} if natural else \
-        {s["label"]: s["phrase"] for s in sources}
+    phrases = {label: said[-1] for label, said in sources_phrases((s["label"], s["phrase"]) for s in sources).items()}
     clips = {}
     for clip in corpus:
         try:

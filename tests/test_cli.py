@@ -26,3 +26,16 @@ def test_every_subcommand_has_help_with_its_defaults(command, capsys):
     assert exit_.value.code == 0
     text = capsys.readouterr().out
     assert f"usage: reasonaudio {command}" in text and ("default" in text or command == "merge")
+
+
+def test_a_profile_sets_defaults_and_an_option_given_wins():
+    from generation.cli import generate_config
+
+    parser, _ = build_parser()
+    paper = generate_config(parser.parse_args(["generate", "--profile", "paper", "--out", "x"]))
+    assert (paper.clip_seconds, paper.text_style, paper.queries_per_task, paper.candidates) == (30.0, "paper", 200, 10)
+    for order in (["--clip-seconds", "10", "--profile", "paper"], ["--profile", "paper", "--clip-seconds", "10"]):
+        config = generate_config(parser.parse_args(["generate", *order, "--out", "x"]))
+        assert (config.clip_seconds, config.text_style) == (10.0, "paper")     # given, even at the default, wins
+    plain = generate_config(parser.parse_args(["generate", "--out", "x"]))
+    assert (plain.clip_seconds, plain.text_style) == (10.0, "natural")

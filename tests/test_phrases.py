@@ -91,7 +91,7 @@ def test_order_templates_agree_with_time_on_half_the_pairs():
 # after) or claim more than the margins ("during": containment; "briefly": an absolute length) never.
 RELATION_WORDS = {
     "before": r"\bthen\b|followed by|\bafter\b|preceded by|\bbefore\b|following|afterwards|later|in between",
-    "overlap": r"same time|overlapping|overlaps|together with|simultaneously",
+    "overlap": r"same time|overlapping|\boverlaps?\b|together with|simultaneously",
     "apart": r"different times?|another time|separate time|separately",
     "longer": r"longer|shorter",
     "lasts": r"\{n\} seconds",

@@ -14,6 +14,8 @@ from tqdm.auto import tqdm
 
 from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio, load_table
 
+from generation.phrases import sources_phrases
+
 from ..encoding import cache_folder, chunk_size, encode_chunked
 
 
@@ -40,10 +42,8 @@ class EvalData:
         """Every phrase the split's atomic sounds give each label: how the query texts name the sounds."""
         if self.sources is None:
             self.sources = load_table(self.source, "sources", self.split)
-        found: dict[str, set[str]] = {}
-        for label, phrase in zip(self.sources["label"], self.sources["phrase"]):
-            found.setdefault(label, set()).add(phrase)
-        return found
+        return {label: set(said) for label, said in
+                sources_phrases(zip(self.sources["label"], self.sources["phrase"])).items()}
 
     def audio_batches(self, sampling_rate: int | None, batch_size: int, progress: bool = True,
                       rows: range | None = None):

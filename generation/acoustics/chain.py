@@ -139,11 +139,35 @@ def _finish_room(transform, seed: int, rate: int, length: int) -> dict:
         rt60 = measure_rt60(rir, rate)
         if rt60 <= MAX_RT60:
             transform.room.rir[0][0] = (rir / np.sqrt(np.sum(rir ** 2))).astype(np.float32)
+            transform.apply = RoomResponse(transform.room.rir[0][0], transform.leave_length_unchanged)
             return {"rt60": round(rt60, 4)}
         with seeded(derived_seed(seed, "room", attempt)):
             transform.randomize_parameters(np.zeros(length, np.float32), rate)
     raise ValueError(f"RoomSimulator drew {MAX_ROOM_DRAWS} rooms with a measured RT60 above {MAX_RT60} s: lower "
                      "max_target_rt60 or max_order")
+
+
+class RoomResponse:
+    """RoomSimulator's `apply` (the clip convolved with the room's response, as scipy's fftconvolve does it)
+    with the response's spectrum kept per transform size: a group's clips share one length, so one transform
+    of the response serves them all, where fftconvolve transformed it again for every clip (a third of the
+    room's cost). The same arithmetic in the same order: the same samples."""
+
+    def __init__(self, rir: np.ndarray, leave_length_unchanged: bool):
+        self.rir, self.leave_length_unchanged, self.spectra = rir, leave_length_unchanged, {}
+
+    def __call__(self, samples: np.ndarray, sample_rate: int) -> np.ndarray:
+        from scipy import fft, signal
+
+        if signal.choose_conv_method(samples, self.rir) == "direct":     # what scipy's convolve does for short ones
+            out = signal.convolve(samples, self.rir, method="direct").astype(samples.dtype)
+            return out[:len(samples)] if self.leave_length_unchanged else out
+        full = len(samples) + len(self.rir) - 1
+        size = fft.next_fast_len(full, True)
+        if size not in self.spectra:
+            self.spectra[size] = fft.rfft(self.rir, size)
+        out = fft.irfft(fft.rfft(samples, size) * self.spectra[size], size)[:full].astype(samples.dtype)
+        return out[:len(samples)] if self.leave_length_unchanged else out
 
 
 FINISH = {"RoomSimulator": _finish_room}

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from ..phrases import LABELS_SEPARATOR
 from ..relations import MAX_TOLERANCE, Event
 from .base import BadRecording, Recording, SourceError, read_audio_file
 
@@ -184,7 +185,7 @@ def recordings(location: str, labels: str = "", ontology: str = "", merge_gap: s
                                          f"{table.name}: recording {name!r} is not in {folder}")
         timeline = () if problem else merged(found, gap)
         out.append(Recording(
-            recording_id=name, label="|".join(sorted({e.label for e in timeline})), origin=str(path or folder / name),
+            recording_id=name, label=LABELS_SEPARATOR.join(sorted({e.label for e in timeline})), origin=str(path or folder / name),
             load=partial(_load, path, problem, timeline), license=license, attribution=attribution, events=timeline,
             kind="recording"))
     if not out:

@@ -608,7 +608,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     position = np.argsort(order)          # where each planned scene landed
     positive = clips[position[0]].clip_id
     hard_ids = tuple(sorted(clips[position[i]].clip_id for i in range(1, min(versions, candidates))))
-    phrases = {role: picker.by_label[label][0].phrase for role, label in words.items() if role != "n"}
+    phrases = {role: picker.by_label[label][0].phrase for role, label in words.items() if role not in parameters}
     options = templates(style, shape.name)
     text = render(options[rng.integers(len(options))], {**phrases, **parameters})
     return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, positive, hard_ids)

@@ -15,14 +15,15 @@ LONGER_RATIO = (2.1, 2.6)       # ... is this many times the shorter (>= 2, the 
                                 # ranges overlap (shorter up to 1.9 s), so no length alone tells the longer
 CHAIN_SECONDS = (3.5, 4.5)      # the longest of a chain; each next one 2.1-2.3 times shorter
 CHAIN_RATIO = (2.1, 2.3)
-# lasts: N -> the partner's length (the flip gives it to the named sound) and how far it may vary; always
-# beyond the "no" margin of N. In 10 s clips N is 2 or 5 and each one's partner is the other, as long as a
-# named sound of that N (its N +- a third of its "yes" tolerance): the named sound's length then has the
-# same distribution in positives and hard negatives, so a rule that knows the named sound but not N learns
-# nothing from it (with 2 -> 4, 5 -> 1.2, 8 -> 0.6 s partners, "the named sound lasts 2, 5 or 8 s" found
-# every positive). 30 s clips keep partners outside the set (10 -> 15, 15 -> 8, 20 -> 5 s).
-LASTS_PARTNER = {2: (5.0, 0.5 / 3), 5: (2.0, 0.25 / 3), 10: (15.0, 0.5), 15: (8.0, 0.5), 20: (5.0, 0.5)}
-
+# lasts: the pairs (N, M) a group may state N of and give the partner the length M of (the flip gives M to the
+# named sound); M is beyond the "no" margin of N and N of M's, so each pair serves both ways: drawn as a pair,
+# then which end N is, so (N, M) and (M, N) are equally likely. The partner is then as long as a named sound of
+# M (M +- a third of its "yes" tolerance), and whatever the named sound's length and its partner's, the
+# positive holds the one as often as its hard negative does: a rule that knows the named sound but not N
+# learns nothing from the two lengths (with 2 -> 4, 5 -> 1.2, 8 -> 0.6 s partners, "the named sound lasts 2, 5
+# or 8 s" found every positive; with 10 -> 15, 15 -> 8, 20 -> 5 s, the pair {15, 8} was always N = 15).
+# 10 s clips: N 2 or 5; clips of 30 s or more add 10, 15 and 20 (the paper's set), each pair fitting 25 s.
+LASTS_PAIRS = {10.0: ((2, 5),), 30.0: ((2, 5), (2, 10), (2, 15), (2, 20), (5, 10), (5, 15), (5, 20))}
 
 class Longer(Shape):
     name = "longer"
@@ -85,38 +86,43 @@ class Lasts(Shape):
     name = "lasts"
     partners = ("w",)
     needs = {"a": STEADY, "w": STEADY}
-    set_for = {10.0: (2, 5), 30.0: (10, 15, 20)}   # N that fit clips of at least this length
 
     def atoms(self, w):
         return [Atom("lasts", (w["a"], w["n"]))]
 
-    def _seconds(self, n: int) -> tuple[float, float]:
-        """The longest the named sound and its partner may be for N."""
-        return n + tolerance(n)[0] / 3, sum(LASTS_PARTNER[n])
+    @staticmethod
+    def pairs(clip_seconds: float) -> tuple[tuple[int, int], ...]:
+        """The (N, M) pairs of LASTS_PAIRS for clips this long."""
+        return next(pairs for length, pairs in sorted(LASTS_PAIRS.items(), reverse=True) if clip_seconds >= length) \
+            if clip_seconds >= min(LASTS_PAIRS) else LASTS_PAIRS[min(LASTS_PAIRS)]
+
+    def _partners(self, n: int, parameters: dict) -> list[int]:
+        return [m for pair in self.pairs(float(parameters.get("clip", 10.0))) if n in pair for m in pair if m != n]
 
     def parameters(self, rng, clip_seconds, events):
-        """N, among those that fit the clip with as many events as asked, drawn so that the partner is
-        longer in half the groups and shorter in the other half."""
-        options = next((ns for length, ns in sorted(self.set_for.items(), reverse=True) if clip_seconds >= length),
-                       self.set_for[10.0])
-        fitting = [n for n in options
-                   if any(layout_for(self, e, {"n": str(n)}, clip_seconds) for e in range(events[0], events[1] + 1))]
-        sides = [side for side in ([n for n in fitting if LASTS_PARTNER[n][0] > n],
-                                   [n for n in fitting if LASTS_PARTNER[n][0] < n])
-                 if side]
-        if not sides:
-            return {"n": str(options[0])}        # nothing fits: layout_for refuses, check_feasible says so
-        side = sides[rng.integers(len(sides))]
-        return {"n": str(side[rng.integers(len(side))])}
+        """A pair that fits the clip with as many events as asked, then which of its ends N is (the shorter
+        or the longer: half the groups each), so the partner is the longer as often as the shorter."""
+        fits = [pair for pair in self.pairs(clip_seconds)
+                if any(layout_for(self, e, {"n": str(n), "clip": str(clip_seconds)}, clip_seconds)
+                       for n in pair for e in range(events[0], events[1] + 1))]
+        if not fits:
+            return {"n": str(self.pairs(clip_seconds)[0][0]), "clip": str(clip_seconds)}   # check_feasible says so
+        longer_end = int(rng.integers(2))
+        pair = fits[rng.integers(len(fits))]
+        return {"n": str(sorted(pair)[longer_end]), "clip": str(clip_seconds)}
 
     def lengths(self, rng, parameters):
+        """The named sound about N, the partner about one of N's partners M (drawn evenly), each within a third
+        of its "yes" tolerance: so (N, M) and (M, N) are equally likely."""
         n = int(parameters["n"])
-        (tight, _), (partner, jitter) = tolerance(n), LASTS_PARTNER[n]
-        return {"a": round(n + float(rng.uniform(-tight, tight)) / 3, 3),
-                "w": round(partner + float(rng.uniform(-jitter, jitter)), 3)}
+        partners = self._partners(n, parameters)
+        m = partners[rng.integers(len(partners))] if len(partners) > 1 else partners[0]
+        return {"a": round(n + float(rng.uniform(-tolerance(n)[0], tolerance(n)[0])) / 3, 3),
+                "w": round(m + float(rng.uniform(-tolerance(m)[0], tolerance(m)[0])) / 3, 3)}
 
     def longest(self, parameters):
-        return dict(zip(("a", "w"), self._seconds(int(parameters["n"]))))
+        n = int(parameters["n"])
+        return {"a": n + tolerance(n)[0] / 3, "w": max(m + tolerance(m)[0] / 3 for m in self._partners(n, parameters))}
 
     def flips(self, scene, rng, absent):
         return [scene.swap_sounds("a", "w")] + super().flips(scene, rng, absent)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import string
 
-from . import natural
+from . import natural, paper
 
-STYLES: dict[str, dict[str, tuple[str, ...]]] = {"natural": natural.TEMPLATES}
+STYLES: dict[str, dict[str, tuple[str, ...]]] = {"natural": natural.TEMPLATES, "paper": paper.TEMPLATES}
 DEFAULT_STYLE = "natural"
 HOLDOUTS = ("seen", "held-out")      # STYLE:seen and STYLE:held-out split each shape's templates in two
 
