@@ -28,7 +28,8 @@ def _generate_parser(sub) -> None:
                        epilog=f"sources (--source KIND:LOCATION[?option=value&...]):\n{SOURCES_HELP}")
     p.add_argument("--profile", choices=list(PROFILES),
                    help="a named preset of some options below (marked 'or the profile's'); an option you give wins: "
-                        + "; ".join(f"`{name}`: {profile.description}" for name, profile in PROFILES.items()))
+                        + "; ".join(f"`{name}`: {profile.description}" for name, profile in PROFILES.items())
+                        + " (default: none)")
     p.add_argument("--source", default=d.source, help="where the atomic sounds come from, or the strongly-labelled recordings of a natural build "
                    "(default: %(default)s)")
     p.add_argument("--out", required=True, help="output folder (one folder can hold several splits)")

@@ -187,17 +187,19 @@ def _natural(record: dict) -> str:
     if not natural:
         return ""
     rows = "\n".join(f"| {shape} | {n['queries']} | {n['one_atom_misses'] / n['queries']:.1f} | "
-                     f"{n['ambiguous'] / n['queries']:.1f} |" for shape, n in natural["shapes"].items())
+                     f"{n['minimal_pairs'] / n['queries']:.1f} | {n['ambiguous'] / n['queries']:.1f} |"
+                     for shape, n in natural["shapes"].items())
     return ("**A natural split**: real recordings with the source's own strong labels, no mixing; each clip is a "
             "recording as it was recorded (levels, repeats and overlaps as they are), its events the annotations "
             "(same-class events split by a short gap merged). Every atom carries the source's annotation tolerance "
-            "(`tolerance` in `constraint`): its margins widen by it. Candidates are other recordings the relevance "
-            "function answers no, those failing exactly one atom first (`hard_negatives`); ambiguous recordings are "
-            "never candidates and are excluded from corpus scoring "
+            "(`tolerance` in `constraint`): its margins widen by it. Candidates are other recordings, grouped as in a "
+            "planned split: members whose recordings answer the query's versions (atoms said the other way), those of "
+            "its own classes failing exactly one atom its `hard_negatives`; ambiguous recordings are never candidates and are "
+            "excluded from corpus scoring "
             f"({natural['ambiguous_pairs']} of {natural['pairs']} query-clip pairs). Unlike a planned split, nothing "
             "here balances the positive against its negatives: check it with the audits (`reasonaudio baselines`)."
-            "\n\n| task/shape | queries | one-atom misses per query | ambiguous clips per query |\n"
-            f"|---|---:|---:|---:|\n{rows}\n\n")
+            "\n\n| task/shape | queries | negatives failing one atom, per query | minimal pairs (`hard_negatives`) "
+            f"per query | ambiguous clips per query |\n|---|---:|---:|---:|---:|\n{rows}\n\n")
 
 
 def _attributions(record: dict) -> str:

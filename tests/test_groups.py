@@ -6,7 +6,7 @@ import pytest
 
 from generation.bank import build_bank
 from generation.relations import NO, YES, Atom, relevant
-from generation.tasks import TASKS, plan_group
+from generation.tasks import TASKS, plan_group, usable_shapes
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,8 @@ def test_each_hard_negative_flips_one_atom_and_keeps_the_timeline(by_label, task
             assert timeline(positive) == timeline(negative), plan.text
         tested = [i for i, atom in enumerate(plan.atoms) if atom.relation != "present"]
         assert sorted(flipped) == tested                              # one hard negative per tested atom
-    assert shapes == {shape.reported_as for shape in TASKS[task].shapes}     # every shape is drawn
+    fitting = usable_shapes(TASKS[task], by_label, 10.0, (2, 5), (1, 99))    # the four-sound mix needs 30 s
+    assert shapes == {shape.reported_as for shape in fitting}                    # every shape that fits is drawn
 
 
 @pytest.mark.parametrize("task", ["overlap", "mix"])
@@ -132,3 +133,22 @@ def test_depth_and_events_per_clip_follow_the_options(by_label):
     assert {p.shape for p in deep} == {"lasts-present-absent", "before-overlap-absent"}
     assert {p.atoms[1].relation for p in deep if p.shape == "before-overlap-absent"} == {"overlap", "apart"}
     assert all(p.depth == 3 for p in deep) and {p.num_sounds for p in deep} == {3, 4}
+
+
+def test_the_four_sound_mix_is_closed_and_each_flip_keeps_the_timeline(by_label):
+    """The paper's mix ("A for about N seconds, then B, and then C and D overlap", 30 s clips of 8 sounds):
+    three flips, each flipping its atom alone and keeping every time, closed into a cube and a pair."""
+    from generation.relations import NO, occurrences, verdict
+
+    found = [p for p in plans(by_label, "mix", 40, 30.0, events=(8, 8), depths=(4, 4))]
+    assert {p.shape for p in found} == {"lasts-before-overlap"}
+    for plan in found:
+        events = by_id(plan)
+        positive = events[plan.positive]
+        assert len(plan.hard_negatives) == 3
+        for clip_id in plan.hard_negatives:
+            assert timeline(events[clip_id]) == timeline(positive)
+            by_label_ = occurrences(events[clip_id])
+            assert sum(verdict(atom, by_label_) is NO for atom in plan.atoms) == 1
+        failing = sorted(tuple(verdict(atom, occurrences(e)) is NO for atom in plan.atoms) for e in events.values())
+        assert len(set(failing)) >= 8            # the cube's eight versions of the positive's member, at least

@@ -80,7 +80,7 @@ def test_the_card_and_record_say_what_a_natural_build_is(natural):
     assert sum(s["queries"] for s in summary["shapes"].values()) == 5 * QUERIES
     assert 0 <= summary["ambiguous_pairs"] < summary["pairs"]
     card = (natural / "README.md").read_text()
-    assert "A natural split" in card and "one-atom misses per query" in card and "CC0-1.0" in card
+    assert "A natural split" in card and "minimal pairs (`hard_negatives`) per query" in card and "CC0-1.0" in card
 
 
 def test_recordings_repeat_classes_as_heard(natural):

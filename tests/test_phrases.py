@@ -138,7 +138,8 @@ def problems(text: str) -> list[str]:
 
 def renderings(template: str, phrases):
     """The template with each phrase in each slot, the other slots holding fixed phrases."""
-    others = {"a": "a dog barking", "b": "footsteps", "c": "wind", "z": "rain falling", "z2": "a siren", "n": "5"}
+    others = {"a": "a dog barking", "b": "footsteps", "c": "wind", "d": "a bell", "z": "rain falling", "z2": "a siren",
+              "n": "5"}
     for slot in fields(template) - {"n"}:
         for phrase in phrases:
             yield render(template, {**others, slot: phrase})

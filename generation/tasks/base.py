@@ -153,7 +153,7 @@ class Shape:
         return self.needs.get(role, ANY)
 
     def symbolic_atoms(self) -> list[Atom]:
-        return self.atoms({role: role for role in ("a", "b", "c", "z", "z2", "n")})
+        return self.atoms({role: role for role in ("a", "b", "c", "d", "z", "z2", "n")})
 
     @property
     def depth(self) -> int:

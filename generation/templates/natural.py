@@ -156,6 +156,27 @@ TEMPLATES = {
         "{a}, preceded by {b} and {c} at the same time, and no sign of {z}",
         "{c} at the same time as {b}, followed by {a}, with no trace of {z}",
     ),
+    # the paper's four-sound mix (--profile paper): a third of each in temporal order
+    "lasts-before-overlap": (
+        "{a} for about {n} seconds, then {b}, and later {c} and {d} at the same time",
+        "{c} and {d} at the same time, preceded by {b}, and before that about {n} seconds of {a}",
+        "{b} after {a} lasting roughly {n} seconds, and then {c} overlapping with {d}",
+    ),
+    "lasts-before-apart": (
+        "{a} for about {n} seconds, then {b}, and later {c} and {d} at different times",
+        "{c} and {d} at different times, preceded by {b}, and before that about {n} seconds of {a}",
+        "{b} after {a} lasting roughly {n} seconds, and then {c}, with {d} at another time",
+    ),
+    "lasts-after-overlap": (
+        "{b}, then {a} for about {n} seconds, and {c} and {d} at the same time after {b}",
+        "{a} lasting roughly {n} seconds after {b}, and {c} overlapping with {d} after {b}",
+        "{c} and {d} at the same time and about {n} seconds of {a}, both preceded by {b}",
+    ),
+    "lasts-after-apart": (
+        "{b}, then {a} for about {n} seconds, and {c} and {d} at different times after {b}",
+        "{a} lasting roughly {n} seconds after {b}, and {c} after {b}, with {d} at another time",
+        "{c} and {d} at different times and about {n} seconds of {a}, both preceded by {b}",
+    ),
     "after-apart-absent": (
         "{b}, then {a}, with {c} at another time, without {z}",
         "{a}, after {b}, and {c} at a different time from {b}, but not {z}",

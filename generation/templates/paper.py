@@ -139,6 +139,27 @@ TEMPLATES = _requests({
         "with {a}, preceded by {b} and {c} at the same time, and no trace of {z}",
         "in which {c} and {b} overlap, followed by {a}, without {z}",
     ),
+    # the four-sound mix: "A for about N seconds, then B, and then C and D overlap"
+    "lasts-before-overlap": (
+        "with {a} lasting for about {n} seconds, then {b}, and then {c} and {d} overlapping",
+        "in which {c} and {d} overlap, preceded by {b}, and before that about {n} seconds of {a}",
+        "with {b} after {a} lasting for about {n} seconds, and then {c} at the same time as {d}",
+    ),
+    "lasts-before-apart": (
+        "with {a} lasting for about {n} seconds, then {b}, and then {c} and {d} at different times",
+        "in which {c} and {d} occur at different times, preceded by {b}, and before that about {n} seconds of {a}",
+        "with {b} after {a} lasting for about {n} seconds, and then {c}, with {d} at another time",
+    ),
+    "lasts-after-overlap": (
+        "with {b}, then {a} lasting for about {n} seconds, and {c} and {d} at the same time after {b}",
+        "with {a} lasting for about {n} seconds after {b}, and {c} overlapping with {d} after {b}",
+        "with {c} and {d} at the same time and about {n} seconds of {a}, both preceded by {b}",
+    ),
+    "lasts-after-apart": (
+        "with {b}, then {a} lasting for about {n} seconds, and {c} and {d} at different times after {b}",
+        "with {a} lasting for about {n} seconds after {b}, and {c} after {b}, with {d} at another time",
+        "with {c} and {d} at different times and about {n} seconds of {a}, both preceded by {b}",
+    ),
     "after-apart-absent": (
         "with {b}, then {a}, and {c} at a different time from {b}, without {z}",
         "with {a} after {b}, and {c} at a separate time from {b}, but not {z}",
