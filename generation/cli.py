@@ -104,8 +104,9 @@ def add_force(parser) -> None:
 def print_summary(record: dict, split: str, out: str) -> None:
     """What a generated split holds, one example query per task."""
     counts = record["counts"]
-    print(f"\n{split}: {counts['queries']} queries, {counts['clips']} clips, {counts['atomic_sounds']} atomic "
-          f"sounds of {counts['classes']} classes -> {out}")
+    sounds = "recordings" if "natural" in record else "atomic sounds"      # a natural build's sources: recordings
+    print(f"\n{split}: {counts['queries']} queries, {counts['clips']} clips, {counts['atomic_sounds']} {sounds} "
+          f"of {counts['classes']} classes -> {out}")
     print(f"{'task':10} {'queries':>7}  example")
     for task, n in counts["queries_per_task"].items():
         print(f"{task:10} {n:7d}  {record['examples'][task]['query']}")
