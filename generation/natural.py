@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, replace
-from itertools import combinations, product
+from itertools import combinations, count, product
 from typing import Optional
 
 import numpy as np
@@ -104,8 +104,7 @@ def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: floa
 class _Index:
     clips: list[Clip]
     holding: dict[str, set[int]]
-    vocabulary: list[str]
-    exhaustive: list[str]
+    exhaustive: list[str]          # the classes `absent` may be asked of
 
     @classmethod
     def of(cls, clips: list[Clip], exhaustive: Optional[frozenset[str]]) -> "_Index":
@@ -113,8 +112,7 @@ class _Index:
         for index, clip in enumerate(clips):
             for label in clip.classes:
                 holding.setdefault(label, set()).add(index)
-        vocabulary = sorted(holding)
-        return cls(clips, holding, vocabulary, [v for v in vocabulary if exhaustive is None or v in exhaustive])
+        return cls(clips, holding, [v for v in sorted(holding) if exhaustive is None or v in exhaustive])
 
 
 def _failing(atoms, clip: Clip) -> list[int]:
@@ -307,20 +305,19 @@ def plan_natural_queries(config, clips: list[Clip], forbidden: frozenset[str]) -
     for task_index, name in enumerate(config.tasks):
         shapes = TASKS[name].shapes_within(config.depth)
         used: Counter = Counter()
-        misses = 0
-        for i in range(10 ** 9):
-            if sum(q.task == name for q in queries) >= config.queries_per_task or misses >= MISSES_IN_A_ROW:
+        planned, misses = [], 0
+        for i in count():
+            if len(planned) >= config.queries_per_task or misses >= MISSES_IN_A_ROW:
                 break
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
-            query_id = f"{config.split}-{name}-{sum(q.task == name for q in queries):04d}"
-            plan = plan_query(TASKS[name], shapes, query_id, index, used, config.candidates, labels.tolerance,
-                              config.clip_seconds, taken, config.text_style, rng)
+            plan = plan_query(TASKS[name], shapes, f"{config.split}-{name}-{len(planned):04d}", index, used,
+                              config.candidates, labels.tolerance, config.clip_seconds, taken, config.text_style, rng)
             misses = 0 if plan else misses + 1
-            queries += [plan] if plan else []
-        found = sum(q.task == name for q in queries)
-        if found < config.queries_per_task:
-            log.warning("task %s: %d of %d queries: the recordings state no more of its shapes", name, found,
+            planned += [plan] if plan else []
+        if len(planned) < config.queries_per_task:
+            log.warning("task %s: %d of %d queries: the recordings state no more of its shapes", name, len(planned),
                         config.queries_per_task)
+        queries += planned
     return queries
 
 

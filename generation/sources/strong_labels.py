@@ -106,13 +106,14 @@ def labelling(options: dict[str, str]) -> Labelling:
     tolerance = _option(options, "tolerance")
     if tolerance > MAX_TOLERANCE:
         raise SourceError(f"tolerance must be at most {MAX_TOLERANCE} s, got {tolerance:g}")
-    exhaustive = options.get("exhaustive", "all")
+    exhaustive = options.get("exhaustive") or "all"
     return Labelling(tolerance, None if exhaustive == "all" else
                      frozenset() if exhaustive == "none" else frozenset(exhaustive.split("|")))
 
 
 def _option(options: dict, name: str) -> float:
-    text = options.get(name, str(DEFAULTS[name]))
+    """A seconds option (DEFAULTS where not given), checked."""
+    text = options.get(name) or str(DEFAULTS[name])
     try:
         value = float(text)
     except ValueError:
@@ -133,8 +134,8 @@ def recordings(location: str, labels: str = "", ontology: str = "", merge_gap: s
         raise SourceError(f"strong-label source: {folder} is not a folder of recordings")
     if not labels:
         raise SourceError("strong-label source: name its table, e.g. strong:FOLDER?labels=labels.tsv")
-    gap = _option({"merge_gap": merge_gap or str(DEFAULTS["merge_gap"])}, "merge_gap")
-    labelling({"tolerance": tolerance or str(DEFAULTS["tolerance"]), "exhaustive": exhaustive})
+    gap = _option({"merge_gap": merge_gap}, "merge_gap")
+    labelling({"tolerance": tolerance, "exhaustive": exhaustive})     # checked here, used by the planner
     table = Path(labels) if Path(labels).is_absolute() else folder / labels
     try:
         with open(table, newline="", encoding="utf-8-sig") as handle:
