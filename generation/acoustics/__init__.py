@@ -3,7 +3,8 @@
 `spec` checks a condition's declarative YAML against the rules that keep every annotation true;
 `chain` applies it to a candidate group with parameters drawn once per group, refusing a draw that
 would erase or clip an annotated sound (`DrawRefused`)."""
-from .chain import DrawRefused, GroupChain, group_seed, measure_rt60, seeded
+from .chain import DrawRefused, GroupChain, group_seed, seeded
+from .rooms import measure_rt60
 from .spec import (CLEAN, MAX_RT60, Condition, ConditionError, as_condition, condition_from_spec, load_condition,
                    presets)
 

@@ -6,8 +6,8 @@ each clip: every version of a minimal pair then gets the same transforms, parame
 and room, so no acoustic statistic can tell the positive apart.
 
 A draw is checked by what the whole chain does to the group's annotated sounds, whatever its
-transforms: each sound alone (its first second) through every transform but the additive noise must
-stay audible (its level above 20 Hz at most 30 dB below its own, the bank's audibility rule, and none
+transforms: each sound alone (its first second, at the quietest gain the group mixes it at) through
+every transform but the additive noise must stay audible (its level above 20 Hz at most 30 dB below its own, the bank's audibility rule, and none
 of the 10 ms frames it is clearly heard in, within 20 dB of its loudest, left digital silence), and
 each clip of the group through the whole chain must keep every sample strictly inside full scale
 (|x| < 1) and leave no such frame of an annotated sound digital silence (the whole sound, where it
@@ -29,6 +29,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..bank import FRAME_SECONDS, TRIM_DB, frame_rms
+from .rates import AtSampleRate
+from .rooms import ShoeBoxRoom, finish_room
 from .spec import COMPOSITIONS, MAX_RT60, Condition, ConditionError
 
 NOISE_LEVEL = {"AddGaussianSNR": "noise_std", "AddColorNoise": "desired_noise_rms"}  # additive: the level parameter
@@ -41,7 +43,7 @@ BANK_MARGIN_DB = 6.0        # the bank keeps sounds that lose at most MAX_LOSS_D
 MAX_GROUP_DRAWS = 10        # draws a group tries (from derived seeds) before its condition is refused for it
 LEVEL_SECONDS = 1.0         # the excerpt of each sound its level after the chain is measured on
 PAD_SECONDS = 0.1           # silence run after each clip and excerpt: a codec's last frame, which it drops, falls on it
-MAX_ROOM_DRAWS = 20
+GAP_SECONDS = MAX_RT60 + 0.1   # silence before each sound of a level check: longer than any room's tail
 
 log = logging.getLogger(__name__)
 
@@ -81,36 +83,57 @@ def group_seed(seed: int, split: str, query_id: str, condition: str) -> int:
     return derived_seed(seed, split, query_id, condition)
 
 
-def build(item: dict):
-    """The audiomentations object of one checked spec entry."""
+OWN_TRANSFORMS = {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate}   # computed the project's way
+
+
+def transform_class(name: str) -> type:
+    """The class a spec's transform name builds: audiomentations', or the project's own (same draws)."""
     import audiomentations
 
+    return OWN_TRANSFORMS.get(name) or getattr(audiomentations, name)
+
+
+def build(item: dict):
+    """The audiomentations object of one checked spec entry."""
     (name, arguments), = item.items()
     arguments = dict(arguments)
     if name not in COMPOSITIONS:
-        return getattr(audiomentations, name)(**arguments)
+        return transform_class(name)(**arguments)
     children = [build(child) for child in arguments.pop("transforms")]
     if name == "SomeOf":
         count = arguments.pop("num_transforms", (1, None))
-        return audiomentations.SomeOf(tuple(count) if isinstance(count, list) else count, children, **arguments)
-    return getattr(audiomentations, name)(children, **arguments)
+        arguments["num_transforms"] = tuple(count) if isinstance(count, list) else count
+        return transform_class(name)(transforms=children, **arguments)
+    return transform_class(name)(children, **arguments)
+
+
+def kind(transform) -> str:
+    """A transform's name in a spec (and in the record), also for those the project computes its own way."""
+    return getattr(transform, "spec_name", type(transform).__name__)
 
 
 def applied(node):
     """The leaf transforms that a frozen chain applies, in order."""
-    kind = type(node).__name__
-    if kind == "Compose":
+    name = type(node).__name__
+    if name == "Compose":
         for child in node.transforms:
             yield from applied(child)
-    elif kind == "OneOf":
+    elif name == "OneOf":
         if node.should_apply:
             yield from applied(node.transforms[node.transform_index])
-    elif kind == "SomeOf":
+    elif name == "SomeOf":
         if node.should_apply:
             for index in node.transform_indexes:
                 yield from applied(node.transforms[index])
     elif node.parameters.get("should_apply"):
         yield node
+
+
+def step(transform) -> dict:
+    """A transform's name and drawn parameters (a composition's: with its applied transforms')."""
+    values = {k: _plain(v) for k, v in transform.parameters.items() if k != "should_apply"}
+    inner = {"transforms": [step(t) for t in applied(transform.chain)]} if isinstance(transform, AtSampleRate) else {}
+    return {"transform": kind(transform), **{k: v for k, v in values.items() if v is not None}, **inner}
 
 
 def _plain(value):
@@ -123,54 +146,6 @@ def _plain(value):
     return value if isinstance(value, str) else None
 
 
-def measure_rt60(rir: np.ndarray, rate: int) -> float:
-    """RT60 from the Schroeder decay (T30, extrapolated), as pyroomacoustics measures it."""
-    from pyroomacoustics.experimental import measure_rt60 as schroeder
-
-    return float(schroeder(rir, fs=rate, decay_db=30))
-
-
-def _finish_room(transform, seed: int, rate: int, length: int) -> dict:
-    """The room's impulse response scaled to unit energy (a room changes the colour and the tail of a clip,
-    not its level: image sources otherwise gain 10-15 dB and clip) and its measured RT60, redrawn (from
-    seeds derived from the group's) until it is within MAX_RT60."""
-    for attempt in range(MAX_ROOM_DRAWS):
-        rir = np.asarray(transform.room.rir[0][0], dtype=np.float64)
-        rt60 = measure_rt60(rir, rate)
-        if rt60 <= MAX_RT60:
-            transform.room.rir[0][0] = (rir / np.sqrt(np.sum(rir ** 2))).astype(np.float32)
-            transform.apply = RoomResponse(transform.room.rir[0][0], transform.leave_length_unchanged)
-            return {"rt60": round(rt60, 4)}
-        with seeded(derived_seed(seed, "room", attempt)):
-            transform.randomize_parameters(np.zeros(length, np.float32), rate)
-    raise ValueError(f"RoomSimulator drew {MAX_ROOM_DRAWS} rooms with a measured RT60 above {MAX_RT60} s: lower "
-                     "max_target_rt60 or max_order")
-
-
-class RoomResponse:
-    """RoomSimulator's `apply` (the clip convolved with the room's response, as scipy's fftconvolve does it)
-    with the response's spectrum kept per transform size: a group's clips share one length, so one transform
-    of the response serves them all, where fftconvolve transformed it again for every clip (a third of the
-    room's cost). The same arithmetic in the same order: the same samples."""
-
-    def __init__(self, rir: np.ndarray, leave_length_unchanged: bool):
-        self.rir, self.leave_length_unchanged, self.spectra = rir, leave_length_unchanged, {}
-
-    def __call__(self, samples: np.ndarray, sample_rate: int) -> np.ndarray:
-        from scipy import fft, signal
-
-        if signal.choose_conv_method(samples, self.rir) == "direct":     # what scipy's convolve does for short ones
-            out = signal.convolve(samples, self.rir, method="direct").astype(samples.dtype)
-            return out[:len(samples)] if self.leave_length_unchanged else out
-        full = len(samples) + len(self.rir) - 1
-        size = fft.next_fast_len(full, True)
-        if size not in self.spectra:
-            self.spectra[size] = fft.rfft(self.rir, size)
-        out = fft.irfft(fft.rfft(samples, size) * self.spectra[size], size)[:full].astype(samples.dtype)
-        return out[:len(samples)] if self.leave_length_unchanged else out
-
-
-FINISH = {"RoomSimulator": _finish_room}
 
 
 def _rms(samples: np.ndarray) -> float:
@@ -265,14 +240,14 @@ class GroupChain:
             self.chain.randomize_parameters(np.ones(length, dtype=np.float32), sample_rate)   # noise at unit level
             self.chain.freeze_parameters()
         self.transforms = list(applied(self.chain))
-        self._extras = [FINISH[type(t).__name__](t, seed, sample_rate, length) if type(t).__name__ in FINISH else {}
-                        for t in self.transforms]
+        self._extras = [finish_room(t, sample_rate, length, lambda attempt: seeded(derived_seed(seed, "room", attempt)))
+                        if isinstance(t, ShoeBoxRoom) else {} for t in self.transforms]
         self._noise, self._checked = {}, {}
-        self._changes_sounds = any(type(t).__name__ not in NOISE_LEVEL for t in self.transforms)
+        self._changes_sounds = any(kind(t) not in NOISE_LEVEL for t in self.transforms)
         self.reference_rms = self._reference(pieces)
         for transform in self.transforms:
-            if type(transform).__name__ in NOISE_LEVEL:
-                transform.parameters[NOISE_LEVEL[type(transform).__name__]] *= self.reference_rms
+            if kind(transform) in NOISE_LEVEL:
+                transform.parameters[NOISE_LEVEL[kind(transform)]] *= self.reference_rms
         self.steps = [self._step(index) for index in range(len(self.transforms))]
         for number, (clip, where) in enumerate(zip(clips, spans or [()] * len(clips)), 1):
             stages, peak, what = self._stages(clip), _peak(np.asarray(clip)), f"clip {number} of {len(clips)}"
@@ -283,10 +258,7 @@ class GroupChain:
 
     def _step(self, index: int) -> dict:
         """What the record holds of one applied transform: its name and drawn parameters."""
-        transform = self.transforms[index]
-        values = {k: _plain(v) for k, v in transform.parameters.items() if k != "should_apply"}
-        return {"transform": type(transform).__name__, **{k: v for k, v in values.items() if v is not None},
-                **self._extras[index]}
+        return {**step(self.transforms[index]), **self._extras[index]}
 
     def _stages(self, samples: np.ndarray, noise: bool = True) -> list[np.ndarray]:
         """`samples` and what each applied transform in turn makes of them (the last is the result); the
@@ -298,7 +270,7 @@ class GroupChain:
                                   np.zeros(int(PAD_SECONDS * self.sample_rate), np.float32)])]
         with seeded(derived_seed(self.seed, "clip")):
             for index, transform in enumerate(self.transforms):
-                if type(transform).__name__ not in NOISE_LEVEL:
+                if kind(transform) not in NOISE_LEVEL:
                     stages.append(np.asarray(transform(stages[-1], self.sample_rate), dtype=np.float32))
                 elif noise:
                     if index not in self._noise:
@@ -310,36 +282,54 @@ class GroupChain:
         return [stage[:len(samples)] for stage in stages]
 
     def _refuse_if(self, problem_of, stages: list[np.ndarray], error: type[DrawRefused], what: str) -> None:
-        """Raise `error` when `problem_of(result)` says how the chain breaks `what`, naming the transform
-        from which on every stage is broken."""
+        """Raise `error` when the chain breaks `what` (`_broken`)."""
+        problem = self._broken(problem_of, stages, what)
+        if problem:
+            raise error(problem)
+
+    def _broken(self, problem_of, stages: list[np.ndarray], what: str) -> str | None:
+        """How the chain breaks `what`, when `problem_of(result)` says so, naming the transform from which on
+        every stage is broken; or None."""
         problem = problem_of(stages[-1])
         if problem is None:
-            return
+            return None
         first = len(stages) - 1
         while first > 0 and problem_of(stages[first - 1]):
             first -= 1
         culprit = f"transform {first} of {len(self.transforms)}, {describe(self._step(first - 1))}" if first \
             else "the mix itself"
-        raise error(f"condition {self.condition.name!r} leaves {what} {problem} after {culprit}")
+        return f"condition {self.condition.name!r} leaves {what} {problem} after {culprit}"
 
     def level_after(self, piece: np.ndarray) -> np.ndarray:
         """A sound through every transform of the chain but the additive noise."""
         return self._stages(piece, noise=False)[-1]
 
-    def _reference(self, pieces, max_loss_db: float = MAX_LOSS_DB, what: str = "a sound") -> float:
-        """The RMS of the quietest annotated sound after the chain (1.0 without pieces); refuses a chain
-        that leaves one of them inaudible (`HeardSound.erased`, with `max_loss_db`)."""
-        levels = []
-        for piece in pieces:
-            excerpt = np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32)
-            if not self._changes_sounds:             # additive noise alone leaves every sound as it was
-                levels.append(_rms(excerpt))
-                continue
-            stages = self._stages(excerpt, noise=False)
+    def heard(self, pieces, max_loss_db: float = MAX_LOSS_DB, whats=None) -> list[tuple[float, str | None]]:
+        """Each annotated sound's RMS after the chain (noise left out) and how the chain leaves it inaudible
+        (`HeardSound.erased`, with `max_loss_db`), or None. The sounds (their first LEVEL_SECONDS) run
+        through the chain in one pass, each after GAP_SECONDS of silence, longer than any room's tail: each
+        is heard alone, and a codec or resampler is set up once, not once per sound."""
+        excerpts = [np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32) for piece in pieces]
+        if not self._changes_sounds or not excerpts:      # additive noise alone leaves every sound as it was
+            return [(_rms(excerpt), None) for excerpt in excerpts]
+        gap = np.zeros(int(GAP_SECONDS * self.sample_rate), np.float32)
+        starts = np.cumsum([0] + [len(gap) + len(excerpt) for excerpt in excerpts])
+        passed = self._stages(np.concatenate([part for excerpt in excerpts for part in (gap, excerpt)]), noise=False)
+        found = []
+        for excerpt, start, what in zip(excerpts, starts, whats or ["a sound"] * len(excerpts)):
+            stages = [stage[start + len(gap): start + len(gap) + len(excerpt)] for stage in passed]
             heard = HeardSound(excerpt, self.sample_rate)
-            self._refuse_if(lambda stage: heard.erased(stage, max_loss_db), stages, InaudibleUnderCondition, what)
-            levels.append(_rms(stages[-1]))
-        return min(levels) if levels else 1.0
+            found.append((_rms(stages[-1]), self._broken(lambda stage: heard.erased(stage, max_loss_db), stages, what)))
+        return found
+
+    def _reference(self, pieces) -> float:
+        """The RMS of the quietest annotated sound after the chain (1.0 without pieces); refuses a chain
+        that leaves one of them inaudible."""
+        found = self.heard(pieces)
+        problem = next((problem for _, problem in found if problem), None)
+        if problem:
+            raise InaudibleUnderCondition(problem)
+        return min(level for level, _ in found) if found else 1.0
 
     def parameters(self) -> dict:
         """What the corpus stores for each clip of the group (the `acoustics` column, as JSON)."""
@@ -363,7 +353,8 @@ def _key(clip: np.ndarray) -> tuple:
 
 def describe(step: dict) -> str:
     """A drawn transform for a message: its name and parameters."""
-    values = ", ".join(f"{key}={value:.5g}" if isinstance(value, float) else f"{key}={value}"
+    values = ", ".join(f"{key}={value:.5g}" if isinstance(value, float) else
+                       f"{key}=[{', '.join(map(describe, value))}]" if key == "transforms" else f"{key}={value}"
                        for key, value in step.items() if key != "transform")
     return f"{step['transform']} ({values})" if values else step["transform"]
 
@@ -376,10 +367,12 @@ def group_chain(condition: Condition, plan_seed: int, split: str, query_id: str,
     from ..render import event_piece, render
 
     length = int(round(clip_seconds * bank.sample_rate))
-    pieces = {}        # the excerpts the check measures, each once (a sound at one gain recurs at many onsets)
-    for event in sorted({event for timeline in members for event in timeline}, key=repr):
-        excerpt = event_piece(event, bank, length)[1][: int(LEVEL_SECONDS * bank.sample_rate)]
-        pieces.setdefault(excerpt.tobytes(), excerpt)
+    quietest = {}      # each sound (and length, under LEVEL_SECONDS) once, at the quietest gain the group mixes it
+    for event in sorted({event for timeline in members for event in timeline}, key=repr):   # at: the hardest to hear
+        key = event.source_id, min(event.offset - event.onset, LEVEL_SECONDS)
+        if key not in quietest or event.gain_db < quietest[key].gain_db:
+            quietest[key] = event
+    pieces = [event_piece(event, bank, length)[1] for event in quietest.values()]
     clips = [render(tuple(timeline), bank, clip_seconds) for timeline in members]
     spans = [[(int(round(e.onset * bank.sample_rate)), min(int(round(e.offset * bank.sample_rate)), length))
               for e in timeline] for timeline in members]
@@ -387,7 +380,7 @@ def group_chain(condition: Condition, plan_seed: int, split: str, query_id: str,
     for attempt in range(MAX_GROUP_DRAWS):    # a draw that hides a sound (a room's colour on top of a band) is redrawn
         try:
             return GroupChain(condition, derived_seed(seed, "draw", attempt) if attempt else seed, bank.sample_rate,
-                              length, list(pieces.values()), key=query_id, clips=clips, spans=spans)
+                              length, pieces, key=query_id, clips=clips, spans=spans)
         except DrawRefused as error:
             last = error
     raise type(last)(f"group {query_id}: none of {MAX_GROUP_DRAWS} draws fits; the last: {last}")
@@ -409,13 +402,10 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
         for draw in range(draws):
             chain = GroupChain(condition, group_seed(seed, split, f"audibility-{draw}", condition.name), rate,
                                int(LEVEL_SECONDS * rate), [])
-            for sound in sounds:
-                if sound.source_id in found or sound.source_id in left_out:
-                    continue
-                try:
-                    chain._reference([sound.samples * quietest], MAX_LOSS_DB - BANK_MARGIN_DB, repr(sound.label))
-                except InaudibleUnderCondition as error:
-                    left_out[sound.source_id] = str(error)
+            unheard = [sound for sound in sounds if sound.source_id not in found and sound.source_id not in left_out]
+            verdicts = chain.heard([sound.samples * quietest for sound in unheard], MAX_LOSS_DB - BANK_MARGIN_DB,
+                                   [repr(sound.label) for sound in unheard])
+            left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(unheard, verdicts) if problem)
         if len(left_out) > len(sounds) / 2:
             raise ConditionError(f"condition {condition.name!r} would leave {len(left_out)} of the bank's "
                                  f"{len(sounds)} sounds inaudible, e.g.: {next(iter(left_out.values()))}")

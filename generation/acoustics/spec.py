@@ -27,7 +27,7 @@ MIN_SNR_DB = 0.0    # noise never louder than the quietest annotated sound (pres
 GAIN_DB = (-20.0, 6.0)
 MAX_MIC_DISTANCE = 1.0   # metres: the direct path delays every onset by distance / 343 m/s (<= 3 ms)
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")     # becomes part of a config name (corpus_<name>)
-COMPOSITIONS = ("Compose", "OneOf", "SomeOf")
+COMPOSITIONS = ("Compose", "OneOf", "SomeOf", "AtSampleRate")
 MAX_FILE_BYTES = 64 * 1024   # a condition file: the presets take under 1 KiB
 MAX_YAML_DEPTH = 24          # nested collections in a file (a composition takes 4: list, entry, arguments, list)
 MAX_ALIASES = 16             # alias uses in a file: more could multiply what the check walks (an alias bomb)
@@ -140,6 +140,7 @@ ARGUMENTS = {
     "Compose": {"shuffle": _flag},
     "OneOf": {"weights": _weights},
     "SomeOf": {"num_transforms": _count},
+    "AtSampleRate": {"sample_rate": Bound(8000, 192000, integer=True, why=" Hz (a telephone's 8 kHz at the least)")},
 }
 PROBABILITY = Bound(0.0, 1.0)
 REFUSED = {
@@ -289,6 +290,8 @@ def _item_of(node) -> dict:
         if kind == "SomeOf":
             count = node.num_transforms
             arguments["num_transforms"] = list(count) if isinstance(count, tuple) else count
+        if kind == "AtSampleRate":
+            arguments["sample_rate"] = node.sample_rate
         return {kind: arguments}
     arguments = node.to_dict_private() if hasattr(node, "to_dict_private") else {}
     arguments.pop("__class_fullname__", None)
@@ -358,9 +361,9 @@ def _check_arguments(name: str, arguments: dict, where: str) -> None:
 
 
 def _signature(name: str) -> dict:
-    import audiomentations
+    from .chain import transform_class
 
-    return dict(inspect.signature(getattr(audiomentations, name).__init__).parameters)
+    return dict(inspect.signature(transform_class(name).__init__).parameters)
 
 
 def _room_rule(arguments: dict, where: str) -> None:
@@ -387,4 +390,20 @@ def _compose_rule(arguments: dict, where: str) -> None:
                              "transforms instead and keep their order")
 
 
-_RULES = {"RoomSimulator": _room_rule, "Mp3Compression": _mp3_rule, "Compose": _compose_rule}
+def _at_sample_rate_rule(arguments: dict, where: str) -> None:
+    """Filters and codecs only (noise is set against the sounds as the whole chain leaves them, and a room
+    is bounded at the clip's rate), each frequency below the rate's Nyquist frequency."""
+    nyquist, stack = arguments.get("sample_rate", 8000) / 2, list(arguments["transforms"])
+    while stack:
+        (name, inner), = stack.pop().items()
+        if name in ("AddGaussianSNR", "AddColorNoise", "RoomSimulator"):
+            raise ConditionError(f"{where}: AtSampleRate runs filters and codecs; put {name} outside it")
+        stack += inner.get("transforms", [])
+        for key, value in inner.items():
+            if key.endswith("_freq") and value >= nyquist:
+                raise ConditionError(f"{where}: {name}'s {key} ({_shown(value)}) is not below {nyquist:g} Hz, half "
+                                     "of AtSampleRate's sample_rate")
+
+
+_RULES = {"RoomSimulator": _room_rule, "Mp3Compression": _mp3_rule, "Compose": _compose_rule,
+          "AtSampleRate": _at_sample_rate_rule}
