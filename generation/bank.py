@@ -232,7 +232,8 @@ def quantise(samples: np.ndarray) -> np.ndarray:
 def to_pcm16(samples: np.ndarray) -> np.ndarray:
     """The 16-bit samples that sounds and clips are stored as (clipped for safety: atomic peaks keep
     every clip below full scale)."""
-    scaled = np.rint(samples * np.float32(32767))
+    scaled = samples * np.float32(32767)
+    np.rint(scaled, out=scaled)
     return np.clip(scaled, -32767, 32767, out=scaled).astype(np.int16)
 
 
