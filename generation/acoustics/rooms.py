@@ -99,14 +99,15 @@ class RoomResponse:
     def __call__(self, samples: np.ndarray, sample_rate: int) -> np.ndarray:
         from scipy import fft
 
-        step = self.size - self.taps + 1
-        blocks = max(1, -(-len(samples) // step))
-        padded = np.zeros(blocks * step, np.float32)
-        padded[:len(samples)] = samples
-        out = fft.irfft(fft.rfft(padded.reshape(blocks, step), self.size, axis=1) * self.spectrum, self.size, axis=1)
-        full = np.zeros((blocks + 1) * step, np.float32)
-        full[:blocks * step] += out[:, :step].ravel()
-        tails = np.zeros((blocks, step), np.float32)          # each block's last taps - 1 samples run into the next
-        tails[:, :self.size - step] = out[:, step:]
-        full[step:] += tails.ravel()
-        return full[:len(samples) if self.leave_length_unchanged else len(samples) + self.taps - 1].astype(samples.dtype)
+        step, tail, count = self.size - self.taps + 1, self.taps - 1, len(samples)
+        blocks, whole = max(1, -(-count // step)), count // step
+        framed = np.zeros((blocks, self.size), np.float32)          # each block zero-padded to the transform size
+        framed[:whole, :step] = np.reshape(samples[:whole * step], (whole, step))
+        if whole < blocks:
+            framed[whole, :count - whole * step] = samples[whole * step:]
+        out = fft.irfft(fft.rfft(framed, axis=1) * self.spectrum, self.size, axis=1)
+        out[1:, :tail] += out[:-1, step:]                           # each block's tail runs into the next
+        convolved = out[:, :step].reshape(-1)
+        if not self.leave_length_unchanged:
+            convolved = np.concatenate([convolved, out[-1, step:]])[:count + tail]
+        return convolved[:count if self.leave_length_unchanged else None].astype(samples.dtype, copy=False)
