@@ -307,12 +307,13 @@ class GroupChain:
     def heard(self, pieces, max_loss_db: float = MAX_LOSS_DB, whats=None) -> list[tuple[float, str | None]]:
         """Each annotated sound's RMS after the chain (noise left out) and how the chain leaves it inaudible
         (`HeardSound.erased`, with `max_loss_db`), or None. The sounds (their first LEVEL_SECONDS) run
-        through the chain in one pass, each after GAP_SECONDS of silence, longer than any room's tail: each
-        is heard alone, and a codec or resampler is set up once, not once per sound."""
+        through the chain in one pass, each after silence longer than the chain's tail (GAP_SECONDS with a room,
+        else PAD_SECONDS, a codec's last frame): each is heard alone, and a codec or resampler is set up once, not once per sound."""
         excerpts = [np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32) for piece in pieces]
         if not self._changes_sounds or not excerpts:      # additive noise alone leaves every sound as it was
             return [(_rms(excerpt), None) for excerpt in excerpts]
-        gap = np.zeros(int(GAP_SECONDS * self.sample_rate), np.float32)
+        room = any(isinstance(transform, ShoeBoxRoom) for transform in self.transforms)
+        gap = np.zeros(int((GAP_SECONDS if room else PAD_SECONDS) * self.sample_rate), np.float32)
         starts = np.cumsum([0] + [len(gap) + len(excerpt) for excerpt in excerpts])
         passed = self._stages(np.concatenate([part for excerpt in excerpts for part in (gap, excerpt)]), noise=False)
         found = []
