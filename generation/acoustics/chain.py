@@ -29,8 +29,6 @@ from functools import lru_cache
 import numpy as np
 
 from ..bank import FRAME_SECONDS, TRIM_DB, frame_rms
-from .rates import AtSampleRate
-from .rooms import ShoeBoxRoom, finish_room
 from .spec import COMPOSITIONS, MAX_RT60, Condition, ConditionError
 
 NOISE_LEVEL = {"AddGaussianSNR": "noise_std", "AddColorNoise": "desired_noise_rms"}  # additive: the level parameter
@@ -83,14 +81,16 @@ def group_seed(seed: int, split: str, query_id: str, condition: str) -> int:
     return derived_seed(seed, split, query_id, condition)
 
 
-OWN_TRANSFORMS = {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate}   # computed the project's way
-
-
 def transform_class(name: str) -> type:
-    """The class a spec's transform name builds: audiomentations', or the project's own (same draws)."""
+    """The class a spec's transform name builds: audiomentations', or the project's own (a room drawn as
+    audiomentations draws it; a composition at a channel's rate). Imported on use: audiomentations takes
+    a second to import, which a build without conditions never pays."""
     import audiomentations
 
-    return OWN_TRANSFORMS.get(name) or getattr(audiomentations, name)
+    from .rates import AtSampleRate
+    from .rooms import ShoeBoxRoom
+
+    return {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate}.get(name) or getattr(audiomentations, name)
 
 
 def build(item: dict):
@@ -132,7 +132,7 @@ def applied(node):
 def step(transform) -> dict:
     """A transform's name and drawn parameters (a composition's: with its applied transforms')."""
     values = {k: _plain(v) for k, v in transform.parameters.items() if k != "should_apply"}
-    inner = {"transforms": [step(t) for t in applied(transform.chain)]} if isinstance(transform, AtSampleRate) else {}
+    inner = {"transforms": [step(t) for t in applied(transform.chain)]} if kind(transform) == "AtSampleRate" else {}
     return {"transform": kind(transform), **{k: v for k, v in values.items() if v is not None}, **inner}
 
 
@@ -240,8 +240,10 @@ class GroupChain:
             self.chain.randomize_parameters(np.ones(length, dtype=np.float32), sample_rate)   # noise at unit level
             self.chain.freeze_parameters()
         self.transforms = list(applied(self.chain))
+        from .rooms import finish_room
+
         self._extras = [finish_room(t, sample_rate, length, lambda attempt: seeded(derived_seed(seed, "room", attempt)))
-                        if isinstance(t, ShoeBoxRoom) else {} for t in self.transforms]
+                        if kind(t) == "RoomSimulator" else {} for t in self.transforms]
         self._noise, self._checked = {}, {}
         self._changes_sounds = any(kind(t) not in NOISE_LEVEL for t in self.transforms)
         self.reference_rms = self._reference(pieces)
@@ -312,7 +314,7 @@ class GroupChain:
         excerpts = [np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32) for piece in pieces]
         if not self._changes_sounds or not excerpts:      # additive noise alone leaves every sound as it was
             return [(_rms(excerpt), None) for excerpt in excerpts]
-        room = any(isinstance(transform, ShoeBoxRoom) for transform in self.transforms)
+        room = any(kind(transform) == "RoomSimulator" for transform in self.transforms)
         gap = np.zeros(int((GAP_SECONDS if room else PAD_SECONDS) * self.sample_rate), np.float32)
         starts = np.cumsum([0] + [len(gap) + len(excerpt) for excerpt in excerpts])
         passed = self._stages(np.concatenate([part for excerpt in excerpts for part in (gap, excerpt)]), noise=False)
