@@ -332,7 +332,10 @@ def test_a_channel_at_its_own_rate_keeps_every_onset_and_the_clip_length():
 @pytest.mark.parametrize("inner, message", [
     ({"AddGaussianSNR": {"min_snr_db": 5, "max_snr_db": 20}}, "put AddGaussianSNR outside it"),
     ({"RoomSimulator": ROOM}, "put RoomSimulator outside it"),
-    ({"LowPassFilter": {"min_cutoff_freq": 3000, "max_cutoff_freq": 5000}}, "max_cutoff_freq (5000) is not below 4000"),
+    ({"LowPassFilter": {"min_cutoff_freq": 3000, "max_cutoff_freq": 5000}}, "max_cutoff_freq (5000 Hz) is not below 4000"),
+    ({"LowPassFilter": {}}, "max_cutoff_freq (7500 Hz) is not below 4000"),               # audiomentations' default
+    ({"BandPassFilter": {"min_center_freq": 1850, "max_center_freq": 3000}}, "band's upper edge (5985 Hz)"),
+    ({"SevenBandParametricEQ": {}}, "put SevenBandParametricEQ outside it"),
 ])
 def test_a_channel_at_its_own_rate_takes_filters_and_codecs_below_its_nyquist(inner, message):
     with pytest.raises(ConditionError, match=re.escape(message)):

@@ -41,7 +41,8 @@ BANK_MARGIN_DB = 6.0        # the bank keeps sounds that lose at most MAX_LOSS_D
 MAX_GROUP_DRAWS = 10        # draws a group tries (from derived seeds) before its condition is refused for it
 LEVEL_SECONDS = 1.0         # the excerpt of each sound its level after the chain is measured on
 PAD_SECONDS = 0.1           # silence run after each clip and excerpt: a codec's last frame, which it drops, falls on it
-GAP_SECONDS = MAX_RT60 + 0.1   # silence before each sound of a level check: longer than any room's tail
+GAP_SECONDS = MAX_RT60 + 0.1   # silence before each sound of a level check: a room's tail is 60 dB down by then
+BANK_CHUNK = 64             # bank sounds per pass of the audibility check: memory stays that of ~100 s of audio
 
 log = logging.getLogger(__name__)
 
@@ -309,8 +310,9 @@ class GroupChain:
     def heard(self, pieces, max_loss_db: float = MAX_LOSS_DB, whats=None) -> list[tuple[float, str | None]]:
         """Each annotated sound's RMS after the chain (noise left out) and how the chain leaves it inaudible
         (`HeardSound.erased`, with `max_loss_db`), or None. The sounds (their first LEVEL_SECONDS) run
-        through the chain in one pass, each after silence longer than the chain's tail (GAP_SECONDS with a room,
-        else PAD_SECONDS, a codec's last frame): each is heard alone, and a codec or resampler is set up once, not once per sound."""
+        through the chain in one pass, each after silence as long as the chain's tail (GAP_SECONDS with a room,
+        else PAD_SECONDS, a codec's last frame): each is heard apart from the others (a frame-based codec's grid
+        falls where it falls, as it does in a clip), and a codec or resampler is set up once, not per sound."""
         excerpts = [np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32) for piece in pieces]
         if not self._changes_sounds or not excerpts:      # additive noise alone leaves every sound as it was
             return [(_rms(excerpt), None) for excerpt in excerpts]
@@ -406,9 +408,11 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
             chain = GroupChain(condition, group_seed(seed, split, f"audibility-{draw}", condition.name), rate,
                                int(LEVEL_SECONDS * rate), [])
             unheard = [sound for sound in sounds if sound.source_id not in found and sound.source_id not in left_out]
-            verdicts = chain.heard([sound.samples * quietest for sound in unheard], MAX_LOSS_DB - BANK_MARGIN_DB,
-                                   [repr(sound.label) for sound in unheard])
-            left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(unheard, verdicts) if problem)
+            for start in range(0, len(unheard), BANK_CHUNK):
+                chunk = unheard[start:start + BANK_CHUNK]
+                verdicts = chain.heard([sound.samples * quietest for sound in chunk], MAX_LOSS_DB - BANK_MARGIN_DB,
+                                       [repr(sound.label) for sound in chunk])
+                left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(chunk, verdicts) if problem)
         if len(left_out) > len(sounds) / 2:
             raise ConditionError(f"condition {condition.name!r} would leave {len(left_out)} of the bank's "
                                  f"{len(sounds)} sounds inaudible, e.g.: {next(iter(left_out.values()))}")

@@ -346,8 +346,7 @@ def _check_arguments(name: str, arguments: dict, where: str) -> None:
         if key not in accepted and not (key == "transforms" and name in COMPOSITIONS):
             raise ConditionError(f"{where}: {name} takes no argument {_shown(key)} (it takes "
                                  f"{', '.join(sorted(accepted))})")
-    defaults = {key: parameter.default for key, parameter in _signature(name).items()
-                if key in accepted and parameter.default not in (inspect.Parameter.empty, None)}
+    defaults = {key: value for key, value in _defaults(name).items() if key in accepted}
     values = {**defaults, **{key: value for key, value in arguments.items() if key in accepted}}
     for key, value in values.items():
         problem = accepted[key](value)
@@ -358,6 +357,12 @@ def _check_arguments(name: str, arguments: dict, where: str) -> None:
         if low is not None and not isinstance(value, bool) and low > value:
             raise ConditionError(f"{where}: {name}'s {key.replace('max_', 'min_', 1)} ({_shown(low)}) is above its "
                                  f"{key} ({_shown(value)})")
+
+
+def _defaults(name: str) -> dict:
+    """The arguments a transform's class gives a value when a spec leaves them out."""
+    return {key: parameter.default for key, parameter in _signature(name).items()
+            if parameter.default not in (inspect.Parameter.empty, None)}
 
 
 def _signature(name: str) -> dict:
@@ -391,18 +396,29 @@ def _compose_rule(arguments: dict, where: str) -> None:
 
 
 def _at_sample_rate_rule(arguments: dict, where: str) -> None:
-    """Filters and codecs only (noise is set against the sounds as the whole chain leaves them, and a room
-    is bounded at the clip's rate), each frequency below the rate's Nyquist frequency."""
+    """Filters and codecs of the channel's band only (noise is set against the sounds as the whole chain
+    leaves them, a room is bounded at the clip's rate, the seven-band EQ's bands are fixed for full-band
+    audio), every frequency they may draw below the rate's Nyquist frequency, audiomentations' defaults
+    and a band's upper edge included."""
+    from .chain import NOISE_LEVEL
+
     nyquist, stack = arguments.get("sample_rate", 8000) / 2, list(arguments["transforms"])
     while stack:
         (name, inner), = stack.pop().items()
-        if name in ("AddGaussianSNR", "AddColorNoise", "RoomSimulator"):
-            raise ConditionError(f"{where}: AtSampleRate runs filters and codecs; put {name} outside it")
+        if name in (*NOISE_LEVEL, "RoomSimulator", "SevenBandParametricEQ"):
+            raise ConditionError(f"{where}: AtSampleRate runs filters and codecs of the channel's band; put {name} "
+                                 "outside it")
         stack += inner.get("transforms", [])
-        for key, value in inner.items():
-            if key.endswith("_freq") and value >= nyquist:
-                raise ConditionError(f"{where}: {name}'s {key} ({_shown(value)}) is not below {nyquist:g} Hz, half "
-                                     "of AtSampleRate's sample_rate")
+        values = {**_defaults(name), **inner}
+        drawn = {key: value for key, value in values.items() if key.endswith("_freq")}
+        if "max_bandwidth_fraction" in values:
+            drawn["band's upper edge"] = values["max_center_freq"] * (1 + values["max_bandwidth_fraction"] / 2)
+        if "max_sample_rate" in values:
+            drawn["max_sample_rate / 2"] = values["max_sample_rate"] / 2
+        for key, value in drawn.items():
+            if value >= nyquist:
+                raise ConditionError(f"{where}: {name}'s {key} ({value:g} Hz) is not below {nyquist:g} Hz, half of "
+                                     "AtSampleRate's sample_rate")
 
 
 _RULES = {"RoomSimulator": _room_rule, "Mp3Compression": _mp3_rule, "Compose": _compose_rule,
