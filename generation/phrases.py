@@ -107,5 +107,10 @@ def sources_phrases(rows) -> dict[str, list[str]]:
     return found
 
 
+def last_phrases(rows) -> dict[str, str]:
+    """label -> how captions say it: the last phrase the `sources` rows (label, phrase) give it."""
+    return {label: said[-1] for label, said in sources_phrases(rows).items()}
+
+
 def phrase_for(label: str, given: str | None = None) -> str:
     return given or ESC50_PHRASES.get(label) or FSD50K_PHRASES.get(label) or default_phrase(label)

@@ -28,7 +28,7 @@ from .acoustics.chain import group_chain, inaudible_sounds
 from .bank import SoundBank, build_bank
 from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
-from .phrases import sources_phrases
+from .phrases import last_phrases
 from .relations import judge_corpus
 from .render import encode_flac, render
 from .sources import SPLITS
@@ -62,7 +62,7 @@ class Plan:
     @property
     def phrases(self) -> dict[str, str]:
         """How each class is said (captions): the last phrase `sources` gives it (a recording gives several)."""
-        return {label: said[-1] for label, said in sources_phrases((s.label, s.phrase) for s in self.bank.sounds).items()}
+        return last_phrases((s.label, s.phrase) for s in self.bank.sounds)
 
     def corpus_files(self, config: str = "corpus") -> list[tuple[str, int, int]]:
         """(relative path, first clip, end clip) for each file of a corpus config: at most 500 MB even as raw

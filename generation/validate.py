@@ -32,7 +32,7 @@ from .layout import CARD, survey
 from .config import corpus_configs
 from .pipeline import SOURCE_FIELDS, caption, fingerprint, unchanged
 from .natural import is_natural
-from .phrases import LABELS_SEPARATOR, sources_phrases
+from .phrases import LABELS_SEPARATOR, last_phrases
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_corpus, mentioned, occurrences, relevant, verdict
 from .render import RECORDING, decode_pcm16, render
 from .tasks import TASKS, possible_texts, shape_of
@@ -287,7 +287,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
         findings.append(f"queries per task, shape and depth differ from the record's: {sorted(shapes.items())[:3]} ...")
     findings += _sources_findings(record, sources)
     natural = is_natural(params["source"])
-    phrases = {label: said[-1] for label, said in sources_phrases((s["label"], s["phrase"]) for s in sources).items()}
+    phrases = last_phrases((s["label"], s["phrase"]) for s in sources)
     clips = {}
     for clip in corpus:
         try:

@@ -138,7 +138,7 @@ def test_depth_and_events_per_clip_follow_the_options(by_label):
 def test_the_four_sound_mix_is_closed_and_each_flip_keeps_the_timeline(by_label):
     """The paper's mix ("A for about N seconds, then B, and then C and D overlap", 30 s clips of 8 sounds):
     three flips, each flipping its atom alone and keeping every time, closed into a cube and a pair."""
-    from generation.relations import NO, occurrences, verdict
+    from generation.relations import occurrences, verdict
 
     found = [p for p in plans(by_label, "mix", 40, 30.0, events=(8, 8), depths=(4, 4))]
     assert {p.shape for p in found} == {"lasts-before-overlap"}

@@ -60,6 +60,8 @@ def test_a_natural_build_validates_and_every_judgement_holds_on_the_true_timelin
     queries = _table(natural, "queries")
     clips = {r["clip_id"]: r["events"] for r in _table(natural, "corpus", ["clip_id", "events"])}
     assert {q["task"] for q in queries} == {"negation", "order", "overlap", "duration", "mix"}
+    assert any(query["hard_negatives"] for query in queries)          # the loop below has minimal pairs to judge
+    assert all(set(query["hard_negatives"]) <= set(query["candidates"]) - {query["positive"]} for query in queries)
     for query in queries:
         atoms = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
         assert all(atom.tolerance == 0.2 for atom in atoms)

@@ -7,8 +7,9 @@ and room, so no acoustic statistic can tell the positive apart.
 
 A draw is checked by what the whole chain does to the group's annotated sounds, whatever its
 transforms: each sound alone (its first second, at the quietest gain the group mixes it at) through
-every transform but the additive noise must stay audible (its level above 20 Hz at most 30 dB below its own, the bank's audibility rule, and none
-of the 10 ms frames it is clearly heard in, within 20 dB of its loudest, left digital silence), and
+every transform but the additive noise must stay audible (its level above 20 Hz at most 30 dB below its
+own, the bank's audibility rule, and none of the 10 ms frames it is clearly heard in, within 20 dB of its
+loudest, left digital silence), and
 each clip of the group through the whole chain must keep every sample strictly inside full scale
 (|x| < 1) and leave no such frame of an annotated sound digital silence (the whole sound, where it
 plays alone). Noise is then set against the quietest sound as the chain leaves it (a band-pass that takes
@@ -145,8 +146,6 @@ def _plain(value):
     if isinstance(value, (float, np.floating)):
         return float(value)
     return value if isinstance(value, str) else None
-
-
 
 
 def _rms(samples: np.ndarray) -> float:

@@ -402,7 +402,8 @@ def _at_sample_rate_rule(arguments: dict, where: str) -> None:
     and a band's upper edge included."""
     from .chain import NOISE_LEVEL
 
-    nyquist, stack = arguments.get("sample_rate", 8000) / 2, list(arguments["transforms"])
+    nyquist = {**_defaults("AtSampleRate"), **arguments}["sample_rate"] / 2
+    stack = list(arguments["transforms"])
     while stack:
         (name, inner), = stack.pop().items()
         if name in (*NOISE_LEVEL, "RoomSimulator", "SevenBandParametricEQ"):

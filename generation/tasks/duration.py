@@ -23,6 +23,7 @@ CHAIN_RATIO = (2.1, 2.3)
 # learns nothing from the two lengths (with 2 -> 4, 5 -> 1.2, 8 -> 0.6 s partners, "the named sound lasts 2, 5
 # or 8 s" found every positive; with 10 -> 15, 15 -> 8, 20 -> 5 s, the pair {15, 8} was always N = 15).
 # 10 s clips: N 2 or 5; clips of 30 s or more add 10, 15 and 20 (the paper's set), each pair fitting 25 s.
+# Each pair is (shorter, longer): `Lasts.parameters` picks its end by index.
 LASTS_PAIRS = {10.0: ((2, 5),), 30.0: ((2, 5), (2, 10), (2, 15), (2, 20), (5, 10), (5, 15), (5, 20))}
 
 class Longer(Shape):
@@ -93,8 +94,7 @@ class Lasts(Shape):
     @staticmethod
     def pairs(clip_seconds: float) -> tuple[tuple[int, int], ...]:
         """The (N, M) pairs of LASTS_PAIRS for clips this long."""
-        return next(pairs for length, pairs in sorted(LASTS_PAIRS.items(), reverse=True) if clip_seconds >= length) \
-            if clip_seconds >= min(LASTS_PAIRS) else LASTS_PAIRS[min(LASTS_PAIRS)]
+        return LASTS_PAIRS[max((length for length in LASTS_PAIRS if length <= clip_seconds), default=min(LASTS_PAIRS))]
 
     def _partners(self, n: int, parameters: dict) -> list[int]:
         return [m for pair in self.pairs(float(parameters.get("clip", 10.0))) if n in pair for m in pair if m != n]
@@ -109,7 +109,7 @@ class Lasts(Shape):
             return {"n": str(self.pairs(clip_seconds)[0][0]), "clip": str(clip_seconds)}   # check_feasible says so
         longer_end = int(rng.integers(2))
         pair = fits[rng.integers(len(fits))]
-        return {"n": str(sorted(pair)[longer_end]), "clip": str(clip_seconds)}
+        return {"n": str(pair[longer_end]), "clip": str(clip_seconds)}
 
     def lengths(self, rng, parameters):
         """The named sound about N, the partner about one of N's partners M (drawn evenly), each within a third
