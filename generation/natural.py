@@ -30,6 +30,7 @@ from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .spec import parse_spec
 from .tasks import TASKS, Candidate, QueryPlan, Shape, draw_shape
+from .tasks.members import member_sizes
 from .templates import render, templates
 
 log = logging.getLogger(__name__)
@@ -189,10 +190,8 @@ def _member(atoms, base: int, query, index: _Index, taken: set[int], size: int, 
 
 
 def sizes_of(atoms, candidates: int) -> list[int]:
-    """The members' sizes: whole closures, then a part of one (a pair) with what is left."""
-    size = len(_closure(atoms))
-    full, left = divmod(candidates, size) if size <= candidates else (0, candidates)
-    return ([size] * full + ([left] if left > 1 else [])) or [candidates]
+    """The members' sizes: whole closures, then a part of one with what is left (`member_sizes`)."""
+    return member_sizes(len(_closure(atoms)), candidates)
 
 
 def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, tolerance: float,

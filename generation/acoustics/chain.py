@@ -396,7 +396,7 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
     first): left out of the bank before planning, as a resampling that silences a sound is. A condition
     that would leave out more than half of the bank is refused: it is not the benchmark's audio. What was
     left out is said in one line (the card lists each sound with the reason)."""
-    from ..tasks.base import GAIN_DB
+    from ..tasks.group import GAIN_DB
 
     quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
     for condition in conditions:

@@ -1,7 +1,8 @@
 """The five tasks, each one module registered here; a task is a list of query shapes."""
 from . import duration, mix, negation, order, overlap
-from .base import (EVENTS_PER_CLIP, Candidate, PlanningError, QueryPlan, Shape, Task, check_feasible, draw_shape,
-                   longest_discrete, plan_group, possible_texts, shape_of, usable_shapes)
+from .group import (EVENTS_PER_CLIP, Candidate, PlanningError, QueryPlan, check_feasible, draw_shape,
+                    longest_discrete, plan_group, possible_texts, shape_of, usable_shapes)
+from .shape import Shape, Task
 
 TASKS: dict[str, Task] = {t.name: t for t in (negation.TASK, order.TASK, overlap.TASK, duration.TASK, mix.TASK)}
 

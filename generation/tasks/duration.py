@@ -8,7 +8,9 @@ whose length is across the margin; the partner is longer as often as shorter, so
 the longer" is right half the time.
 """
 from ..relations import LASTS_NO, LASTS_YES, Atom
-from .base import CONTINUOUS, STEADY, Shape, Task, alternating_cycle, layout_for
+from .flips import alternating_cycle
+from .group import layout_for
+from .shape import CONTINUOUS, STEADY, Shape, Task
 
 LONGER_SECONDS = (1.5, 4.0)     # the longer of a `longer` pair ...
 LONGER_RATIO = (2.1, 2.6)       # ... is this many times the shorter (>= 2, the relation's margin): the

@@ -1,7 +1,7 @@
 """mix: two or three atoms from different tasks over three or four sounds; each tested atom has its own
 hard negative, built exactly as its task builds it."""
 from ..relations import Atom
-from .base import CONTINUOUS, STEADY, Shape, Task
+from .shape import CONTINUOUS, STEADY, Shape, Task
 from .duration import Lasts, Longer
 from .order import Before
 from .overlap import After, Apart, Overlap, OverlapBefore
@@ -169,23 +169,24 @@ class LastsBeforeApart(Apart, LastsBeforeOverlap):
     name, mirror_of = "lasts-before-apart", "lasts-before-overlap"
 
 
-class LastsAfterOverlap(After, LastsBeforeOverlap):
-    """The order mirror: b before a (b and u traded in the layout), "b, then a for about N seconds"; b still
-    comes before c."""
+class LastsAfter(After):
+    """The order mirror of the four-sound mix (a mixin before it): b before a (b and u traded in the layout), "b,
+    then a for about N seconds"; b still comes before c. Its `order` already reads the atom the other way, so
+    the atoms are the four-sound mix's own, not After's."""
 
-    name, mirror_of, order_trade = "lasts-after-overlap", "lasts-before-overlap", ("b", "u")
+    order_trade = ("b", "u")
     order, temporal = (("b", "a"), ("b", "c")), ("b", "a", "c", "d")
 
     def atoms(self, w):
         return LastsBeforeOverlap.atoms(self, w)
 
 
-class LastsAfterApart(After, Apart, LastsBeforeOverlap):
-    name, mirror_of, order_trade = "lasts-after-apart", "lasts-before-overlap", ("b", "u")
-    order, temporal = (("b", "a"), ("b", "c")), ("b", "a", "c", "d")
+class LastsAfterOverlap(LastsAfter, LastsBeforeOverlap):
+    name, mirror_of = "lasts-after-overlap", "lasts-before-overlap"
 
-    def atoms(self, w):
-        return LastsBeforeOverlap.atoms(self, w)
+
+class LastsAfterApart(LastsAfter, Apart, LastsBeforeOverlap):
+    name, mirror_of = "lasts-after-apart", "lasts-before-overlap"
 
 
 TASK = Task("mix", "atoms of different tasks at once", (

@@ -1,7 +1,7 @@
 """negation: some sounds are there and others are not. The hard negative puts an absent sound in the place
 of an unmentioned one, at exactly its place and length (it is drawn to fit), nothing else moved."""
 from ..relations import Atom
-from .base import Shape, Task
+from .shape import Shape, Task
 
 
 class PresentAbsent(Shape):

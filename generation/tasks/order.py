@@ -4,7 +4,8 @@ sounds stand before or after the chain, so a swap moves the two swapped sounds a
 from dataclasses import replace
 
 from ..relations import Atom
-from .base import Shape, Task, alternating_cycle
+from .flips import alternating_cycle
+from .shape import Shape, Task
 
 
 class Before(Shape):

@@ -20,7 +20,7 @@ query names, not what it says of them: 100 % against a tie of 25-50 %); with the
 member is the positive as often as any other, and only the words decide.
 """
 from ..relations import Atom
-from .base import CONTINUOUS, STEADY, Shape, Task
+from .shape import CONTINUOUS, STEADY, Shape, Task
 
 HOST_SECONDS = (1.5, 3.0)
 INNER_SHARE = (0.35, 0.85)     # of the host; and at least OVERLAP_MIN, so the shared time passes the margin

@@ -1,10 +1,6 @@
-"""What a query shape is (declarative: roles, atoms, core blocks, flips) and the group planner all share.
-
-A shape is one kind of query: the sounds it relates (roles a, b, c), the sounds that must be absent
-(z, z2), the atoms it states, the blocks its core sounds stand in, and one minimal-pair flip per tested
-atom. A task is a list of shapes. Planning a group: draw members (a base scene and the closure of its
-flips) whose related sounds form a cycle, pad every clip of the group to the same number of events with
-unmentioned sounds, verify every candidate with `relevant`, shuffle (see `_try_group`).
+"""The planned group builder: members that all look alike (a base scene and the closure of its flips, `shape.py`,
+`flips.py`), whose related sounds form a cycle; every clip of the group padded to the same number of events with
+unmentioned sounds, every candidate verified with `relevant`, then shuffled (see `_try_group`).
 """
 from __future__ import annotations
 
@@ -15,10 +11,12 @@ from typing import Optional
 
 import numpy as np
 
-from ..bank import MIN_ACTIVE_SECONDS
 from ..relations import NO, YES, Atom, Event, depth, mentioned, relevant
 from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
+from .flips import fits, fits_where_moved
+from .members import member_sizes, part, subsets
+from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
 GAP_SECONDS = (0.6, 1.0)
@@ -26,7 +24,6 @@ GAIN_DB = (-6.0, 0.0)
 LONGEST_FREE = 3.0          # the longest a sound whose length no atom tests gets (the bank's discrete cap)
 ROOM_PER_BLOCK = 1.0        # a block gets at least this much time, or an unmentioned sound goes inside another
 MARGIN = 0.05               # clip time never planned, so rounding never pushes an event past the end
-MIN_SECONDS = MIN_ACTIVE_SECONDS
 EVENTS_PER_CLIP = (2, 5)
 
 
@@ -35,170 +32,6 @@ class PlanningError(ValueError):
 
 
 NO_CLOSURE = object()   # _try_group's answer when a member's flips cannot all be combined
-
-
-@dataclass(frozen=True)
-class Need:
-    """What a sound must be to fill a role."""
-
-    continuous: bool = False     # can be cropped or looped to any length
-    steady: bool = False         # continuous and heard throughout (see bank.audible_fraction)
-    min_seconds: float = MIN_SECONDS
-
-    def admits(self, sound) -> bool:
-        if self.continuous or self.steady:
-            return sound.kind == "continuous" and (sound.steady or not self.steady)
-        return sound.kind == "continuous" or sound.seconds >= self.min_seconds
-
-
-ANY, CONTINUOUS, STEADY = Need(), Need(continuous=True), Need(steady=True)
-
-
-class Shape:
-    """One query shape. Subclasses set the class attributes and `atoms`, `layout`, `flips`."""
-
-    name = ""
-    relates: tuple[str, ...] = ("a",)        # the sounds the query names, roles in the order of `atoms`
-    absent = 0                               # how many sounds must be absent: roles z, z2
-    partners: tuple[str, ...] = ()           # unmentioned sounds the construction needs (e.g. an overlap's receiver)
-    needs: dict[str, Need] = {}              # roles' needs; unlisted roles: ANY
-    fillers_between = True                   # unmentioned blocks may stand between the core blocks
-    mirror_of = ""                           # a mirror (see overlap.Apart) is reported as the shape it mirrors
-    cyclic = False                           # flips that do not commute: the closure is an orbit (see `orbit`)
-    temporal: tuple[str, ...] = ()           # the related roles in the order the positive plays them (default: relates)
-
-    def atoms(self, words: dict[str, str]) -> list[Atom]:
-        """The atoms over `words` (role -> class label; "n" -> seconds as text)."""
-        raise NotImplementedError
-
-    def parameters(self, rng, clip_seconds: float, events: tuple[int, int]) -> dict[str, str]:
-        """What the query states beyond its sounds (lasts' seconds); drawn once per group."""
-        return {}
-
-    def lengths(self, rng, parameters: dict) -> dict[str, float]:
-        """Lengths of the roles whose length an atom tests or a flip needs; the rest get the room left."""
-        return {}
-
-    def longest(self, parameters: dict) -> dict[str, float]:
-        """Upper bounds of `lengths` (hosts only), so that every draw fits the clip."""
-        return {}
-
-    def layout(self, rng, seconds: dict[str, float]) -> list[tuple[str, Optional[str]]]:
-        """The core blocks in time order: (host role, inner role or None); by default one block per role,
-        in random order (for shapes that test no order)."""
-        return [(str(role), None) for role in rng.permutation(self.roles)]
-
-    def flips(self, scene: Scene, rng, absent: dict) -> list[Scene]:
-        """One minimal pair per tested atom (`absent`: role -> the AtomicSound that must be absent); by
-        default, for each absent sound, that sound put in the place of an unmentioned one."""
-        return absent_flips(scene, rng, absent, self.unmentioned(scene), frozenset(self.partners), self.reach(scene))
-
-    def reach(self, scene: Scene) -> dict[str, float]:
-        """role -> the longest place a flip may move the role's sound to, where that is longer than its own
-        (an excluded sound put in its place follows it there, and must fit: see `_merged`)."""
-        return {}
-
-    def closure_size(self) -> int:
-        """How many versions a member's closure has (see `closure`)."""
-        return 2 ** self.tested
-
-    def orbit(self, scene: Scene) -> list[Scene]:
-        """For a `cyclic` shape, its closure as a cycle: the base, then each version one flip from the one
-        before, the last one flip from the base."""
-        raise NotImplementedError
-
-    def closure(self, scene: Scene, flips: list[Scene], rng, absent: dict) -> Optional[list[Scene]]:
-        """The flips and every combination of them (a square for two tested atoms, a cube for three), or None
-        when they cannot all be made at once (two would change one slot); a cyclic shape's orbit, its two
-        flips first. In a closure every version is one edit from as many others as any other version is: no
-        version is the centre a listwise ranker could find (a base with its flips is a star whose centre is
-        the base, the positive: 33.6 % on overlap-before). Sound changes are merged by role; a flip that
-        moves blocks (an order swap) is made anew on the merged scene."""
-        if self.cyclic:
-            cycle = self.orbit(scene)
-            return [cycle[1], cycle[-1]] + cycle[2:-1]
-        out = list(flips)
-        for size in range(2, len(flips) + 1):
-            for subset in combinations(range(len(flips)), size):
-                moving = [i for i in subset if not _keeps_places(scene, flips[i])]
-                composite = _merged(scene, [flips[i] for i in subset if i not in moving],
-                                    {sound.label: sound for sound in absent.values()})
-                for index in moving:
-                    composite = composite and self.flips(composite, rng, absent)[index]
-                if composite is None:
-                    return None
-                out.append(composite)
-        return out
-
-    def unmentioned(self, scene: Scene) -> set[str]:
-        return {slot.role for slot in scene.slots() if slot.role not in self.relates}
-
-    # -- derived
-
-    @property
-    def reported_as(self) -> str:
-        """The `shape` a query of this shape is published under: a mirror counts as the shape it mirrors, so
-        every rule that reads where the named sounds sit meets both polarities in one shape."""
-        return self.mirror_of or self.name
-
-    @property
-    def roles(self) -> tuple[str, ...]:
-        return self.relates + self.partners
-
-    @property
-    def absent_roles(self) -> tuple[str, ...]:
-        return ("z", "z2")[:self.absent]
-
-    def need(self, role: str) -> Need:
-        return self.needs.get(role, ANY)
-
-    def symbolic_atoms(self) -> list[Atom]:
-        return self.atoms({role: role for role in ("a", "b", "c", "d", "z", "z2", "n")})
-
-    @property
-    def depth(self) -> int:
-        return depth(self.symbolic_atoms())
-
-    @property
-    def tested(self) -> int:
-        """Atoms a flip tests: all but present(X), which the partial matches test (X missing)."""
-        return sum(atom.relation != "present" for atom in self.symbolic_atoms())
-
-    @property
-    def core_events(self) -> int:
-        return len(self.roles)
-
-    @property
-    def min_fillers(self) -> int:
-        """A negated sound takes the place of an unmentioned one: a shape with none of its own needs one per
-        negated sound, so that its flips can be made together (two in one place made a star: the positive
-        its centre)."""
-        return 0 if self.partners else self.absent
-
-    def bind(self, atoms) -> Optional[dict[str, str]]:
-        """role -> label (and "n") under which this shape states exactly `atoms`, or None."""
-        pattern, atoms = self.symbolic_atoms(), list(atoms)
-        if [a.relation for a in pattern] != [a.relation for a in atoms]:
-            return None
-        words: dict[str, str] = {}
-        for symbolic, actual in zip(pattern, atoms):
-            if len(symbolic.args) != len(actual.args):
-                return None
-            for role, value in zip(symbolic.args, actual.args):
-                if words.setdefault(role, value) != value:
-                    return None
-        labels = [words[r] for r in words if r != "n"]
-        return words if len(set(labels)) == len(labels) else None
-
-
-@dataclass(frozen=True)
-class Task:
-    name: str
-    description: str
-    shapes: tuple[Shape, ...]
-
-    def shapes_within(self, depths: tuple[int, int]) -> tuple[Shape, ...]:
-        return tuple(s for s in self.shapes if depths[0] <= s.depth <= depths[1])
 
 
 @dataclass(frozen=True)
@@ -331,40 +164,6 @@ def _put_in_for(scene: Scene, flips: list[Scene], absent: dict, by_label: dict) 
                 sound = next(s for s in by_label[before.label] if s.source_id == before.source_id)
                 replaced[after.label] = (sound, before.role)
     return replaced
-
-
-def fits(sound, slot: Slot) -> bool:
-    """Can `sound` take `slot`'s place at exactly its length: looped or cropped, never stretched?"""
-    return sound.kind == "continuous" or sound.seconds >= slot.seconds
-
-
-def fits_where_moved(sound, slot: Slot, reach: Optional[dict[str, float]]) -> bool:
-    """Does `sound` fit `slot`, and the longest place a flip may move the slot's sound to (`Shape.reach`)?"""
-    return fits(sound, slot) and fits(sound, replace(slot, seconds=(reach or {}).get(slot.role, 0.0)))
-
-
-def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: frozenset[str] = frozenset(),
-                 reach: Optional[dict[str, float]] = None) -> list[Scene]:
-    """For each absent sound, one minimal pair: it takes the place of an unmentioned sound it fits (never
-    of a named sound, wherever a trade has moved it, nor of another absent sound), a different place for
-    each: the place of the sound it replaces in every member of the group (`Scene.replaces`), else a
-    stand-in's (`spare`: where the named sounds sit), else any."""
-    taken = scene.named | {sound.label for sound in absent.values()}
-    fitting = {role: [slot.role for slot in scene.slots()
-                      if slot.role in unmentioned and slot.label not in taken and fits_where_moved(sound, slot, reach)]
-               for role, sound in absent.items()}
-    if not all(fitting.values()):
-        return []
-    chosen, used, replacing = {}, set(), dict(scene.replaces)
-    for role in sorted(fitting, key=lambda r: len(fitting[r])):      # the sound that fits fewest places first
-        free = [place for place in fitting[role] if place in spare and place not in used] or \
-            [place for place in fitting[role] if place not in used] or fitting[role]
-        agreed = [place for place in free if scene.slot(place).label == replacing.get(absent[role].label)]
-        free = agreed or free
-        chosen[role] = free[rng.integers(len(free))]
-        used.add(chosen[role])
-    return [scene.with_sound(chosen[role], sound) for role, sound in absent.items()]
-
 
 def check_feasible(task: Task, by_label: dict[str, list], clip_seconds: float,
                    events: tuple[int, int] = EVENTS_PER_CLIP, depths: tuple[int, int] = (1, 99)) -> None:
@@ -500,9 +299,9 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     closed = closed and shape.closure_size() <= candidates
     if closed:       # whole closures (a pair, a square, a cube, an orbit), the rest a part of one more
         full, left = divmod(candidates, shape.closure_size())
-        sizes = [shape.closure_size()] * full + ([left] if left > 1 else [])
+        sizes = member_sizes(shape.closure_size(), candidates)
         if shape.cyclic and left > 2 and rng.uniform() < (left - 2) / (full * shape.closure_size() + left - 2):
-            sizes = sizes[-1:] + sizes[:-1]       # the positive on a part of an orbit: see _part
+            sizes = sizes[-1:] + sizes[:-1]       # the positive on a part of an orbit: see _member_part
     else:            # too few candidates for a closure: stars (a base and its flips), composites fill in
         sizes = [versions] * max(1, candidates // versions)
     members_count = len(sizes)
@@ -583,7 +382,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             flips = shape.closure(scene, flips, rng, absent)
             if flips is None:
                 return NO_CLOSURE
-            members.append((_part(shape, scene, flips, sizes[j], j == 0, rng), absent))
+            members.append((_member_part(shape, scene, flips, sizes[j], j == 0, rng), absent))
         else:
             members.append(([scene] + flips, absent))
     scenes = [scene for versions_, _ in members for scene in versions_] if closed else _fill(shape, members, candidates, rng)
@@ -613,17 +412,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     text = render(options[rng.integers(len(options))], {**phrases, **parameters})
     return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, positive, hard_ids)
 
-
-def alternating_cycle(scene: Scene, first, second) -> list[Scene]:
-    """The orbit of two flips that do not commute (swaps of neighbours, trades sharing a sound), as a cycle:
-    `first`, `second`, `first`, ... from `scene`, six versions in all (the group the two generate)."""
-    cycle = [scene]
-    for step in range(5):
-        cycle.append((first if step % 2 == 0 else second)(cycle[-1]))
-    return cycle
-
-
-def _part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, rng) -> list[Scene]:
+def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, rng) -> list[Scene]:
     """The versions a member of `size` keeps of its closure (`closure`: all but the base `scene`), the base
     first in the positive's member, then its flips: all of them, or a connected part. Another member's part
     of a square or a cube is any of its versions and neighbours of it (always the base and its flips, the
@@ -640,49 +429,8 @@ def _part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive:
         arc = [cycle[(k - offset) % len(cycle)] for k in range(size)]
         return [scene] + sorted((v for v in arc if v is not scene), key=lambda v: v not in (cycle[1], cycle[-1])) \
             if positive else arc
-    flips = shape.tested
-    subsets = [()] + [c for count in range(1, flips + 1) for c in combinations(range(flips), count)]
-    version = dict(zip(subsets, [scene] + closure))
-    kept = [subsets[rng.integers(len(subsets))]]
-    while len(kept) < size:
-        around = sorted({tuple(sorted(set(s) ^ {i})) for s in kept for i in range(flips)} - set(kept))
-        kept.append(around[rng.integers(len(around))])
-    return [version[s] for s in kept]
-
-
-def _merged(scene: Scene, flips: list[Scene], put_in: dict) -> Optional[Scene]:
-    """The flips' sound changes made at once, or None where they cannot be. A *trade* (slots exchanging their
-    sounds: an order, overlap, duration or lasts flip) moves sounds between places; a *put-in* (an unmentioned
-    sound replaced by an excluded one, `put_in`: label -> AtomicSound) follows the sound it replaces wherever
-    the trades took it, and must fit there. So an excluded sound that can only take a stand-in's place still
-    combines with the trade that moves the stand-in (made at the same place, the two collided, and the member
-    was a star whose centre, the positive, a listwise ranker found: 51 % on before-overlap-absent). Two
-    trades of one slot, or two put-ins of one sound, cannot be made at once."""
-    before = {slot.role: slot for slot in scene.slots()}
-    placed, traded, replacing = dict(before), set(), {}
-    for flip in flips:
-        changed = {slot.role: slot for slot in flip.slots() if slot != before[slot.role]}
-        if sorted(slot.label for slot in changed.values()) == sorted(before[role].label for role in changed):
-            if traded & changed.keys():
-                return None
-            traded |= changed.keys()
-            placed.update(changed)
-            continue
-        for role, slot in changed.items():
-            if before[role].label in replacing:
-                return None
-            replacing[before[role].label] = slot
-    for label, new in replacing.items():
-        role = next(role for role, slot in placed.items() if slot.label == label)
-        if not fits(put_in[new.label], placed[role]):
-            return None
-        placed[role] = replace(placed[role], label=new.label, source_id=new.source_id, continuous=new.continuous)
-    return scene._map(lambda slot: placed[slot.role])
-
-
-def _keeps_places(scene: Scene, flip: Scene) -> bool:
-    return [(b.host.role, b.inner and b.inner.role) for b in flip.blocks] == \
-        [(b.host.role, b.inner and b.inner.role) for b in scene.blocks]
+    version = dict(zip(subsets(shape.tested), [scene] + closure))
+    return [version[s] for s in part(shape.tested, size, rng, () if positive else None)]
 
 
 def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:
