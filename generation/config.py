@@ -34,6 +34,7 @@ class GenerateConfig:
     text_style: str = DEFAULT_STYLE
     acoustics: tuple[str, ...] = (CLEAN,)               # conditions (preset names or YAML files); "all": every preset
     skip_bad_sources: bool = False
+    shape_weights: tuple[tuple[str, float], ...] = ()   # (published shape, weight): drawn that much more often (else 1)
     # how the work is done, not what it makes: left out of the fingerprint
     force: bool = False          # write beside unrelated files in --out (never over a foreign README.md)
     workers: int = 1
@@ -73,6 +74,11 @@ class GenerateConfig:
         if not known_style(self.text_style):
             problems.append(f"unknown text style {self.text_style!r} (choose from {', '.join(STYLES)}, or STYLE:seen / "
                             "STYLE:held-out for a template holdout)")
+        published = {shape.reported_as for task in self.tasks if task in TASKS for shape in TASKS[task].shapes}
+        object.__setattr__(self, "shape_weights", tuple((str(n), float(w)) for n, w in dict(self.shape_weights).items()))
+        problems += [f"shape weight {name}={weight:g}: {name!r} is no shape of the build's tasks, or the weight is not a "
+                     f"positive number" for name, weight in self.shape_weights
+                     if name not in published or not (math.isfinite(weight) and weight > 0)]
         if self.sample_rate < MIN_SAMPLE_RATE:
             problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
                             f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "
@@ -107,6 +113,8 @@ class GenerateConfig:
         content = {k: list(v) if k in ("events_per_clip", "depth") else v for k, v in asdict(self).items() if k in keep}
         if [c.name for c in self.conditions] != [CLEAN]:
             content["acoustics"] = [c.spec for c in self.conditions]
+        if self.shape_weights:
+            content["shape_weights"] = dict(self.shape_weights)
         return content
 
     def corpus_configs(self) -> dict[str, Condition]:

@@ -130,7 +130,7 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
             queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
                                       config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
-                                      config.depth, config.text_style, shapes[name]))
+                                      config.depth, config.text_style, shapes[name], dict(config.shape_weights)))
     return Plan(config, bank, queries)
 
 

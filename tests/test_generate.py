@@ -79,10 +79,12 @@ def test_groups_are_minimal_pairs_with_no_hub(small_corpus):
             elif query["task"] == "negation":
                 assert len(set(absent) & labels) == 1
         if query["task"] in ("order", "overlap", "duration"):
-            # the query's sounds are no hub: no sound of the group occurs in more clips than they do
+            # the query's sounds are no hub: another sound of the group occurs in as many clips (their member a
+            # part of a closure, as often as its share, they are in fewer)
             counts = Counter(e["label"] for clip in group for e in clip)
             related = {label for atom in atoms for label in atom["args"][:1 if atom["relation"] == "lasts" else 2]}
-            assert all(counts[label] == max(counts.values()) for label in related)
+            others = [n for other, n in counts.items() if other not in related] or list(counts.values())
+            assert all(counts[label] <= max(others) for label in related), (query["text"], counts)
 
 
 def test_same_seed_same_corpus_for_any_workers(tmp_path, several_files):

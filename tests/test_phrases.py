@@ -109,6 +109,31 @@ def test_every_template_says_its_constraint_and_nothing_more():
         assert not CLAIMS_MORE.search(template), (style, name, template)
 
 
+def one_reading(template: str, atoms) -> bool:
+    """Each comma-separated clause of the template names exactly the sounds of one atom, and every atom has one."""
+    named = [fields(part) for part in template.split(",") if fields(part)]
+    wanted = [set(atom.args) for atom in atoms]
+    return all(roles in wanted for roles in named) and all(roles in named for roles in wanted)
+
+
+def test_templates_joining_order_and_overlap_have_one_reading():
+    """Where an order atom and an overlap (or apart) atom join, each clause states one atom and names exactly its
+    sounds ("{b} after {a}, and {c} at the same time as {b}"): "{a}, then {b} together with {c}" also reads as c
+    after a, which the constraint does not say (a natural positive had c during a)."""
+    for style, name, template in TEMPLATES:
+        atoms = SHAPES[name].symbolic_atoms()
+        relations = {atom.relation for atom in atoms}
+        if "before" in relations and relations & {"overlap", "apart"}:
+            assert one_reading(template, atoms), (style, name, template)
+
+
+def test_the_one_reading_rule_catches_what_it_should():
+    atoms = SHAPES["before-overlap-absent"].symbolic_atoms()
+    for wrong in ("{a}, then {b} together with {c}, without {z}", "{b} and {c} at the same time after {a}, without {z}"):
+        assert not one_reading(wrong, atoms), wrong
+    assert one_reading("{b} after {a}, and {c} at the same time as {b}, without {z}", atoms)
+
+
 def test_the_rule_set_on_relations_catches_what_it_should():
     for wrong in ("first {a}, then {b}", "{b} during {a}", "{a}, and finally {b}", "{b} only briefly"):
         assert CLAIMS_MORE.search(wrong), wrong

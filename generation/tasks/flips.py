@@ -21,13 +21,16 @@ def fits_where_moved(sound, slot: Slot, reach: Optional[dict[str, float]]) -> bo
 
 def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: frozenset[str] = frozenset(),
                  reach: Optional[dict[str, float]] = None) -> list[Scene]:
-    """For each absent sound, one minimal pair: it takes the place of an unmentioned sound it fits (never
+    """For each absent sound, one minimal pair: it takes the place of an unmentioned sound of its own kind
+    (continuous or discrete: a discrete sound in a continuous one's place let "the most continuous sounds" find
+    the positive, 18 % on before-overlap-absent) that it fits (never
     of a named sound, wherever a trade has moved it, nor of another absent sound), a different place for
     each: the place of the sound it replaces in every member of the group (`Scene.replaces`), else a
     stand-in's (`spare`: where the named sounds sit), else any."""
     taken = scene.named | {sound.label for sound in absent.values()}
     fitting = {role: [slot.role for slot in scene.slots()
-                      if slot.role in unmentioned and slot.label not in taken and fits_where_moved(sound, slot, reach)]
+                      if slot.role in unmentioned and slot.label not in taken and fits_where_moved(sound, slot, reach)
+                      and slot.continuous == (sound.kind == "continuous")]
                for role, sound in absent.items()}
     if not all(fitting.values()):
         return []

@@ -19,6 +19,7 @@ from .members import member_sizes, part, subsets
 from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
+CLOSED_ATTEMPTS = 20        # group draws that must close before stars are taken
 GAP_SECONDS = (0.6, 1.0)
 GAIN_DB = (-6.0, 0.0)
 LONGEST_FREE = 3.0          # the longest a sound whose length no atom tests gets (the bank's discrete cap)
@@ -140,7 +141,8 @@ def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], r
         if replaced.label in scene.labels():
             continue
         fitting = [slot.role for slot in scene.slots() if slot.role in places and slot.label not in taken
-                   and fits_where_moved(excluded, slot, reach) and fits(replaced, slot) and _admits(scene, shape, slot.role, replaced)]
+                   and fits_where_moved(excluded, slot, reach) and fits(replaced, slot) and _admits(scene, shape, slot.role, replaced)
+                   and slot.continuous == (replaced.kind == "continuous")]     # a place drawn for its kind: its length too
         free = [role] if role in fitting else [r for r in fitting if r in shape.partners] or fitting
         if free:
             scene = scene.with_sound(free[rng.integers(len(free))], replaced)
@@ -153,6 +155,38 @@ def _admits(scene: Scene, shape: Shape, role: str, sound) -> bool:
         return shape.need(role).admits(sound)
     hosting = any(block.host.role == role and block.inner is not None for block in scene.blocks)
     return CONTINUOUS.admits(sound) if hosting else True
+
+
+def _excluded(shape: Shape, scene: Scene, unmentioned: set[str], reach: dict, room: float, draw, rng) -> Optional[dict]:
+    """The query's excluded sounds (role -> AtomicSound), drawn with the positive's base: each of the kind of an
+    unmentioned place it will take (a stand-in's first, as `absent_flips` chooses), and fitting it wherever a flip
+    moves it, each at a place of its own; None when the bank has none. So a put-in keeps the kind of sound, and
+    no count of continuous sounds tells the positive from its hard negatives. A discrete one is as long as any
+    free block (`room`), so it fits a discrete place in every member alike (fitting only the positive's, the
+    members that held a place it fits were the ones kept: their sounding time told them from the positive's)."""
+    spare = [role for role in sorted(unmentioned) if role in shape.partners]
+    others = [role for role in sorted(unmentioned) if role not in shape.partners]
+    places = [spare[i] for i in rng.permutation(len(spare))] + [others[i] for i in rng.permutation(len(others))]
+    chosen: dict = {}
+    for role in shape.absent_roles:
+        for place, need in ((place, need) for strict in (True, False) for place in places
+                            for need in [_excluded_need(shape, scene.slot(place), reach, room, strict)]):
+            sound = draw(need, frozenset(scene.labels() | {s.label for s in chosen.values()}))
+            if sound is not None:
+                chosen[role] = sound
+                places.remove(place)
+                break
+        else:
+            return None
+    return chosen
+
+
+def _excluded_need(shape: Shape, slot: Slot, reach: dict, room: float, strict: bool) -> Need:
+    """An excluded sound for `slot`'s place: its kind, long enough for the place where flips move it, and, when
+    discrete and `strict`, as long as any free block (a bank with no discrete sound as long: as the place)."""
+    seconds = max(slot.seconds, reach.get(slot.role, 0.0))
+    return Need.like(slot, max(seconds, room) if strict else seconds,
+                     shape.need(slot.role) if slot.role in shape.roles else None)
 
 
 def _put_in_for(scene: Scene, flips: list[Scene], absent: dict, by_label: dict) -> dict[str, tuple]:
@@ -214,16 +248,23 @@ def _event_counts(shape: Shape, rng, events: tuple[int, int], clip_seconds: floa
 def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.random.Generator,
                candidates: int, clip_seconds: float, forbidden_texts: frozenset[str] = frozenset(),
                events: tuple[int, int] = EVENTS_PER_CLIP, depths: tuple[int, int] = (1, 99),
-               style: str = DEFAULT_STYLE, shapes: Optional[tuple[Shape, ...]] = None) -> QueryPlan:
-    """One query and its candidate group; a text in `forbidden_texts` (another split's) is drawn again."""
+               style: str = DEFAULT_STYLE, shapes: Optional[tuple[Shape, ...]] = None,
+               weights: Optional[dict[str, float]] = None) -> QueryPlan:
+    """One query and its candidate group; a text in `forbidden_texts` (another split's) is drawn again. The shape
+    is drawn once (`weights`: published shape -> how much more often), and kept for half the attempts: drawn
+    again on every failed attempt, the shapes that fail most were the rarest (the four-sound mix: 14 in 200
+    instead of 33). A group whose flips cannot all be combined is drawn again, and made of stars only after
+    CLOSED_ATTEMPTS such draws (its partial members were then never the positive's)."""
     picker = SoundPicker(by_label, rng)
     shapes = shapes or usable_shapes(task, by_label, clip_seconds, events, depths)
     if not shapes:
         check_feasible(task, by_label, clip_seconds, events, depths)
-    for _ in range(MAX_ATTEMPTS):
-        shape = draw_shape(shapes, rng)
+    shape = draw_shape(shapes, rng, weights)
+    for attempt in range(MAX_ATTEMPTS):
+        if attempt >= MAX_ATTEMPTS // 2:        # this shape is not to be had from this bank: any other
+            shape = draw_shape(shapes, rng, weights)
         plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
-        if plan is NO_CLOSURE:   # this draw's flips cannot all be made at once (no free place left): a star
+        if plan is NO_CLOSURE and attempt >= CLOSED_ATTEMPTS:   # no free place left for the flips at once: a star
             plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style, closed=False)
         if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts:
             return plan
@@ -231,10 +272,15 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
                         f"the bank has too few distinct classes for {candidates} candidates")
 
 
-def draw_shape(shapes: tuple[Shape, ...], rng) -> Shape:
-    """A published shape uniformly, then one of its polarities (the shape itself or its mirror) uniformly."""
+def draw_shape(shapes: tuple[Shape, ...], rng, weights: Optional[dict[str, float]] = None) -> Shape:
+    """A published shape (uniformly, or by `weights`), then one of its polarities (the shape itself or its
+    mirror) uniformly."""
     published = list(dict.fromkeys(shape.reported_as for shape in shapes))
-    chosen = published[rng.integers(len(published))]
+    if weights and any(name in weights for name in published):
+        odds = np.array([weights.get(name, 1.0) for name in published])
+        chosen = published[rng.choice(len(published), p=odds / odds.sum())]
+    else:
+        chosen = published[rng.integers(len(published))]
     variants = [shape for shape in shapes if shape.reported_as == chosen]
     return variants[rng.integers(len(variants))]
 
@@ -300,8 +346,8 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     if closed:       # whole closures (a pair, a square, a cube, an orbit), the rest a part of one more
         full, left = divmod(candidates, shape.closure_size())
         sizes = member_sizes(shape.closure_size(), candidates)
-        if shape.cyclic and left > 2 and rng.uniform() < (left - 2) / (full * shape.closure_size() + left - 2):
-            sizes = sizes[-1:] + sizes[:-1]       # the positive on a part of an orbit: see _member_part
+        if left > 1 and rng.uniform() < left / candidates:
+            sizes = sizes[-1:] + sizes[:-1]       # on a part as often as its share of the candidates: see _member_part
     else:            # too few candidates for a closure: stars (a base and its flips), composites fill in
         sizes = [versions] * max(1, candidates // versions)
     members_count = len(sizes)
@@ -343,7 +389,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     # sound it replaces, in every member alike. (Half the other members holding the excluded sound, each its
     # own, marked the positive's member: a listwise ranker found 22-27 % on present-two-absent and
     # before-absent; holding the replaced sound too marked it more, 33 % on present-absent.)
-    members, words, shared = [], None, []
+    members, words, shared, singles = [], None, [], []
     extras = {}
     for j in rng.permutation(members_count):    # in random order: the positive's member is not the first to
         extras[int(j)] = _unmentioned(shape, layout, dict(zip(relates, related[j])), draw)   # draw (a small
@@ -361,13 +407,10 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         if j and shared:
             scene = _with_replaced(scene, shape, shared, unmentioned, reach, rng)
         absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))   # the group's, once drawn
-        places = [] if j else sorted(max(scene.slot(r).seconds, reach.get(r, 0.0)) for r in unmentioned)
-        for k, role in enumerate(shape.absent_roles if j == 0 else ()):   # the k-th fits the k shortest places
-            shortest = places[min(k, len(places) - 1)]
-            sound = draw(Need(min_seconds=shortest), frozenset(scene.labels() | {s.label for s in absent.values()}))
-            if sound is None:
+        if j == 0 and shape.absent:
+            absent = _excluded(shape, scene, unmentioned, reach, layout.room, draw, rng)
+            if absent is None:
                 return None
-            absent[role] = sound
         if j == 0:
             named.update(s.label for s in absent.values())
             words = {**{r: s.label for r, s in sounds.items() if r in relates},
@@ -382,8 +425,10 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             flips = shape.closure(scene, flips, rng, absent)
             if flips is None:
                 return NO_CLOSURE
+            singles = singles or flips[:versions - 1]      # the positive's flips: a closure's first versions
             members.append((_member_part(shape, scene, flips, sizes[j], j == 0, rng), absent))
         else:
+            singles = singles or flips
             members.append(([scene] + flips, absent))
     scenes = [scene for versions_, _ in members for scene in versions_] if closed else _fill(shape, members, candidates, rng)
     while len(scenes) < candidates:          # no composite left (a single flip per member): lone base scenes
@@ -406,7 +451,8 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     clips = tuple(Candidate(f"{query_id}-{pos:02d}", timelines[i]) for pos, i in enumerate(order))
     position = np.argsort(order)          # where each planned scene landed
     positive = clips[position[0]].clip_id
-    hard_ids = tuple(sorted(clips[position[i]].clip_id for i in range(1, min(versions, candidates))))
+    hard_ids = tuple(sorted(clips[position[i]].clip_id for i, version in enumerate(members[0][0][:candidates])
+                            if i and version in singles))
     phrases = {role: picker.by_label[label][0].phrase for role, label in words.items() if role not in parameters}
     options = templates(style, shape.name)
     text = render(options[rng.integers(len(options))], {**phrases, **parameters})
@@ -414,23 +460,27 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
 
 def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, rng) -> list[Scene]:
     """The versions a member of `size` keeps of its closure (`closure`: all but the base `scene`), the base
-    first in the positive's member, then its flips: all of them, or a connected part. Another member's part
-    of a square or a cube is any of its versions and neighbours of it (always the base and its flips, the
-    sounds the base holds were the group's most frequent: 18-25 % listwise on present-two-absent). A part
-    of an orbit is an arc of the cycle, and for the positive's member an arc whose inner vertex the base is
-    (both its flips kept); a group of an orbit and a part (6 + 4) puts the positive on the part as often as
-    the part's inner vertices are of all those with both neighbours (2 in 8), so no ranker that reads the
-    group's structure finds it more often than 1 in 8 (always on the whole orbit, 1 in 6: 21-27 % on chains)."""
+    first in the positive's member, then its flips: all of them, or a connected part (`members.part`: a version
+    and neighbours of it; always the base and its flips, the sounds the base holds were the group's most
+    frequent: 18-25 % listwise on present-two-absent). A part of an orbit is an arc of the cycle. The positive
+    sits on the part as often as the part's share of the candidates (`_try_group`), anywhere on it: then no
+    ranker that reads the group's structure finds it more often than 1 in the candidates (never on the part of
+    4+4+2 or 8+2, a reader of members found 1 in 8; on an arc's inner vertices only, 1 in 8 too). Where it sits
+    at the part's end, the group holds one of its flips, not all."""
     if size == len(closure) + 1:
         return [scene] + closure
     if shape.cyclic:
         cycle = shape.orbit(scene)
-        offset = int(rng.integers(1, size - 1)) if positive else int(rng.integers(size))
+        offset = int(rng.integers(size))
         arc = [cycle[(k - offset) % len(cycle)] for k in range(size)]
         return [scene] + sorted((v for v in arc if v is not scene), key=lambda v: v not in (cycle[1], cycle[-1])) \
             if positive else arc
     version = dict(zip(subsets(shape.tested), [scene] + closure))
-    return [version[s] for s in part(shape.tested, size, rng, () if positive else None)]
+    kept = part(shape.tested, size, rng)
+    if positive:             # the part moved (flipped by one of its versions) so that the base is that version
+        moved = kept[rng.integers(len(kept))]
+        kept = sorted((tuple(sorted(set(s) ^ set(moved))) for s in kept), key=len)
+    return [version[s] for s in kept]
 
 
 def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:

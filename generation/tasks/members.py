@@ -4,7 +4,6 @@ them: a version is named by the subset of tested atoms it flips, the base by the
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Optional
 
 
 def member_sizes(closure_size: int, candidates: int) -> list[int]:
@@ -18,12 +17,12 @@ def subsets(flips: int) -> list[tuple[int, ...]]:
     return [c for count in range(flips + 1) for c in combinations(range(flips), count)]
 
 
-def part(flips: int, size: int, rng, start: Optional[tuple[int, ...]] = None) -> list[tuple[int, ...]]:
-    """A connected part of `size` versions of a closure: `start` (drawn when None), then versions one flip from
-    those kept, drawn one at a time (always the base and its flips, the sounds the base holds were the group's
-    most frequent: 18-25 % listwise on present-two-absent)."""
+def part(flips: int, size: int, rng) -> list[tuple[int, ...]]:
+    """A connected part of `size` versions of a closure: a version drawn, then versions one flip from those kept,
+    drawn one at a time (always the base and its flips, the sounds the base holds were the group's most
+    frequent: 18-25 % listwise on present-two-absent)."""
     versions = subsets(flips)
-    kept = [versions[rng.integers(len(versions))] if start is None else start]
+    kept = [versions[rng.integers(len(versions))]]
     while len(kept) < size:
         around = sorted({tuple(sorted(set(s) ^ {i})) for s in kept for i in range(flips)} - set(kept))
         kept.append(around[rng.integers(len(around))])

@@ -25,11 +25,22 @@ class Need:
     continuous: bool = False     # can be cropped or looped to any length
     steady: bool = False         # continuous and heard throughout (see bank.audible_fraction)
     min_seconds: float = MIN_SECONDS
+    discrete: bool = False       # used at its own length or cropped (an excluded sound taking a discrete one's place)
 
     def admits(self, sound) -> bool:
         if self.continuous or self.steady:
             return sound.kind == "continuous" and (sound.steady or not self.steady)
+        if self.discrete:
+            return sound.kind == "discrete" and sound.seconds >= self.min_seconds
         return sound.kind == "continuous" or sound.seconds >= self.min_seconds
+
+    @classmethod
+    def like(cls, slot, seconds: float, role_need: Optional["Need"] = None) -> "Need":
+        """What a sound must be to take `slot`'s place unheard-of: the same kind (a shape role's own need where the
+        place is one), and long enough for `seconds` when discrete."""
+        if slot.continuous:
+            return role_need if role_need is not None and (role_need.continuous or role_need.steady) else cls(continuous=True)
+        return cls(discrete=True, min_seconds=seconds)
 
 
 ANY, CONTINUOUS, STEADY = Need(), Need(continuous=True), Need(steady=True)

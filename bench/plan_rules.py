@@ -1,0 +1,134 @@
+"""Hand-written rules on plans alone, in both directions: does any statistic of a clip, of a group's structure or
+of which candidate is busiest find the positive? Nothing rendered, so a construction change is checked in a
+minute (the learned adversaries: `bench/plan_adversaries.py`; the whole check: `reasonaudio baselines`).
+
+    python bench/plan_rules.py [--source SPEC] [--queries 200] [--seeds 0] [--profile NAME]
+
+Each rule scores every candidate of a group from its timeline (and, for the busyness rules, the query's named
+sounds), and is scored as the metric scores (the positive first; ties by their expectation). Printed per task and
+shape: each rule's accuracy and the paired bootstrap 95 % interval of its difference from its tie, flagged `**`
+when the interval excludes it, above or below:
+
+* query-blind, tie 1 / candidates, each as `+` (most first) and `-` (fewest first): `member` (how many
+  candidates share the clip's times: every version of a member keeps its base's timeline, so this reads the
+  group's structure), `continuous` (continuous sounds, the bank's kind), `sounding` (seconds any sound plays),
+  `events`, `level` (summed gain);
+* text-aware, tie = bag-of-sounds counting the named sounds present (ties by expectation): `least-busy`
+  (ties broken by the fewest unnamed sounds) and `fewest-events` (by the fewest events).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from generation.config import GenerateConfig                                              # noqa: E402
+from generation.pipeline import plan_split                                                # noqa: E402
+from generation.relations import mentioned                                                # noqa: E402
+
+
+def _sounding(events) -> float:
+    spans, total, end = sorted((e.onset, e.offset) for e in events), 0.0, -1.0
+    for onset, offset in spans:
+        total += max(0.0, offset - max(onset, end))
+        end = max(end, offset)
+    return total
+
+
+def clip_statistics(events, kinds: dict[str, str]) -> dict[str, float]:
+    return {"continuous": sum(kinds.get(e.source_id) == "continuous" for e in events), "sounding": _sounding(events),
+            "events": len(events), "level": sum(e.gain_db for e in events)}
+
+
+def rule_scores(plan, kinds: dict[str, str]) -> dict[str, np.ndarray]:
+    """rule -> one score per candidate (higher ranks first)."""
+    group = [candidate.events for candidate in plan.candidates]
+    named = set(mentioned(plan.atoms))
+    times = [tuple(sorted((e.onset, e.offset) for e in events)) for events in group]
+    member = np.array([times.count(t) for t in times], dtype=float)
+    stats = [clip_statistics(events, kinds) for events in group]
+    scores = {"member": member}
+    for key in ("continuous", "sounding", "events", "level"):
+        scores[key] = np.array([s[key] for s in stats], dtype=float)
+    for key in list(scores):
+        scores[f"-{key}"], scores[f"+{key}"] = -scores[key], scores.pop(key)
+    bag = np.array([len(named & {e.label for e in events}) for events in group], dtype=float)
+    unnamed = np.array([len({e.label for e in events} - named) for events in group], dtype=float)
+    scores["bag"] = bag
+    scores["least-busy"] = bag - 1e-3 * unnamed
+    scores["fewest-events"] = bag - 1e-3 * np.array([len(events) for events in group], dtype=float)
+    return scores
+
+
+def accuracy(scores: np.ndarray, positive: int) -> float:
+    top = np.isclose(scores, scores.max(), rtol=0, atol=1e-9)
+    return float(top[positive] / top.sum())
+
+
+def interval(difference: np.ndarray, rng) -> tuple[float, float]:
+    means = difference[rng.integers(len(difference), size=(2000, len(difference)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--source", default="synthetic:", help="sound source (default: synthetic:)")
+    parser.add_argument("--queries", type=int, default=200, help="queries per task (default: 200)")
+    parser.add_argument("--seeds", default="0", help="comma-separated build seeds, pooled (default: 0)")
+    parser.add_argument("--profile", help="a generate profile (e.g. paper)")
+    parser.add_argument("--split", default="test", help="split to plan (default: test)")
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    results, cells, row = defaultdict(list), defaultdict(list), 0
+    for seed in map(int, args.seeds.split(",")):
+        with tempfile.TemporaryDirectory() as scratch:
+            options = dict(source=args.source, out=scratch, split=args.split, queries_per_task=args.queries, seed=seed,
+                           sample_rate=16000, progress=False)
+            config = GenerateConfig.from_profile(args.profile, **options) if args.profile else GenerateConfig(**options)
+            plan = plan_split(config)
+        kinds = {s.source_id: s.kind for s in plan.bank.sounds}
+        for query in plan.queries:
+            positive = [c.clip_id for c in query.candidates].index(query.positive)
+            for name, scores in rule_scores(query, kinds).items():
+                results[name].append(accuracy(scores, positive))
+            results["chance"].append(1 / len(query.candidates))
+            cells[(query.task, "")].append(row)
+            cells[(query.task, query.shape)].append(row)
+            row += 1
+    results = {name: np.asarray(values) for name, values in results.items()}
+    blind = [name for name in results if name[0] in "+-"]
+    rng = np.random.default_rng(0)
+    print(f"plans of {args.source} ({args.profile or 'default'}), seeds {args.seeds}: {row} queries "
+          f"({time.perf_counter() - started:.0f} s). Accuracy (%); ** the paired 95 % interval of rule - tie "
+          f"excludes 0 (above or below)\n")
+    header = ["task / shape", "n"] + blind + ["bag", "least-busy", "fewest-events"]
+    print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+    flagged = []
+    for (task, shape), members in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] != "", kv[0][1])):
+        members = np.asarray(members)
+        line = [f"{task}/{shape}" if shape else task, str(len(members))]
+        for name in header[2:]:
+            tie = results["chance" if name in blind else "bag"][members]
+            value = results[name][members]
+            mark = ""
+            if name != "bag" and len(members) >= 30:
+                low, high = interval(value - tie, rng)
+                if low > 0 or high < 0:
+                    mark = "**"
+                    flagged.append(f"{task}/{shape or '*'} {name} {100 * value.mean():.1f} vs {100 * tie.mean():.1f} "
+                                   f"[{100 * low:+.1f}, {100 * high:+.1f}]")
+            line.append(f"{100 * value.mean():.1f}{mark}")
+        print("| " + " | ".join(line) + " |")
+    print("\nflagged (n >= 30):" + ("".join(f"\n  {f}" for f in flagged) if flagged else " none"))
+
+
+if __name__ == "__main__":
+    main()
