@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from generation.config import GenerateConfig                                              # noqa: E402
 from generation.pipeline import plan_split                                                # noqa: E402
 from generation.relations import mentioned                                                # noqa: E402
+from plan_adversaries import interval                                                     # noqa: E402
 
 
 def _sounding(events) -> float:
@@ -70,11 +71,6 @@ def rule_scores(plan, kinds: dict[str, str]) -> dict[str, np.ndarray]:
 def accuracy(scores: np.ndarray, positive: int) -> float:
     top = np.isclose(scores, scores.max(), rtol=0, atol=1e-9)
     return float(top[positive] / top.sum())
-
-
-def interval(difference: np.ndarray, rng) -> tuple[float, float]:
-    means = difference[rng.integers(len(difference), size=(2000, len(difference)))].mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def main() -> None:

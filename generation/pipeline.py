@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
 from .phrases import last_phrases
 from .relations import judge_corpus
-from .render import encode_flac, render
+from .render import encode_flac, heard_together, render
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group, usable_shapes
 from .config import GenerateConfig
@@ -130,7 +131,8 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
             queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
                                       config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
-                                      config.depth, config.text_style, shapes[name], dict(config.shape_weights)))
+                                      config.depth, config.text_style, shapes[name], dict(config.shape_weights),
+                                      partial(heard_together, bank)))
     return Plan(config, bank, queries)
 
 

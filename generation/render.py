@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
-from .bank import fade, loop_period, to_pcm16
+from .bank import FRAME_SECONDS, TRIM_DB, fade, frame_rms, loop_period, to_pcm16
 from .relations import Event
 
 RECORDING = "recording"     # the kind of a bank entry that is a whole natural recording (generation/natural.py)
+LEVEL_GAP_DB = 20.0         # two sounds heard together are within this much of each other
 
 def fit(sound, length: int) -> np.ndarray:
     """A continuous sound as exactly `length` samples: cropped, or its loop period (`AtomicSound.loop`:
@@ -54,6 +55,28 @@ def quietest_rms(events, bank, clip_seconds: float) -> float:
 
 
 _SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+
+
+def heard_together(bank, x: Event, y: Event) -> float:
+    """The longest stretch (seconds) in which both events are heard together: each within TRIM_DB of its own
+    loudest frame, and within LEVEL_GAP_DB of the other (a sound 30 dB under another is masked: 46 of 300 ESC-50
+    overlaps were heard together for under 0.5 s at a stretch)."""
+    rate, frame = bank.sample_rate, int(FRAME_SECONDS * bank.sample_rate)
+    start, end = max(x.onset, y.onset), min(x.offset, y.offset)
+    if end <= start:
+        return 0.0
+    levels, heard = [], []
+    for event in (x, y):
+        alone = render((event,), bank, float(event.offset) + 0.01)
+        level = frame_rms(alone[int(start * rate):int(end * rate)], frame)
+        levels.append(20 * np.log10(np.maximum(level, 1e-12)))
+        heard.append(level >= frame_rms(alone, frame).max() * 10 ** (TRIM_DB / 20))
+    both = heard[0] & heard[1] & (np.abs(levels[0] - levels[1]) <= LEVEL_GAP_DB)
+    longest = run = 0
+    for frame_heard in both:
+        run = run + 1 if frame_heard else 0
+        longest = max(longest, run)
+    return float(longest * FRAME_SECONDS)
 
 
 @contextmanager

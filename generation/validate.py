@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 from reasonaudio_dataset.card import RECORDS, card_repo, record_files, render_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
 
-from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB, AtomicSound, SoundBank, frame_rms,
+from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
                    from_pcm16, longest_inaudible, seam_dip_db)
 from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_from_spec
 from .acoustics.chain import group_chain
@@ -34,7 +34,7 @@ from .pipeline import SOURCE_FIELDS, caption, fingerprint, unchanged
 from .natural import is_natural
 from .phrases import LABELS_SEPARATOR, last_phrases
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_corpus, mentioned, occurrences, relevant, verdict
-from .render import RECORDING, decode_pcm16, render
+from .render import RECORDING, decode_pcm16, heard_together, render
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
 from .writer import read_stamp
@@ -496,35 +496,22 @@ def _row_group_findings(job: tuple) -> list[str]:
     return findings
 
 
-def _heard_together(bank: SoundBank, x: Event, y: Event) -> float:
-    """Seconds in which both events are audible (each within TRIM_DB of its own loudest frame)."""
-    rate, frame = bank.sample_rate, int(FRAME_SECONDS * bank.sample_rate)
-    start, end = max(x.onset, y.onset), min(x.offset, y.offset)
-    if end <= start:
-        return 0.0
-    heard = []
-    for event in (x, y):
-        alone = render((event,), bank, float(event.offset) + 0.01)
-        level = frame_rms(alone[int(start * rate):int(end * rate)], frame)
-        heard.append(level >= frame_rms(alone, frame).max() * 10 ** (TRIM_DB / 20))
-    return float(np.sum(heard[0] & heard[1]) * FRAME_SECONDS)
-
-
 def _overlap_findings(bank: SoundBank, positives: dict) -> list[str]:
-    """Every overlap a positive's text states is heard: both sounds audible together for the margin."""
+    """Every overlap a positive's text states is heard: both sounds audible together, at levels within
+    LEVEL_GAP_DB of each other, for the margin at a stretch (`render.heard_together`)."""
     findings = []
     for query_id, (atoms, events) in positives.items():
         by_label = {e.label: e for e in events}
         for atom in atoms:
             if atom.relation == "overlap" and all(label in by_label for label in atom.args):
                 try:
-                    together = _heard_together(bank, *(by_label[label] for label in atom.args))
+                    together = heard_together(bank, *(by_label[label] for label in atom.args))
                 except KeyError as error:       # an event names a sound missing from sources: reported per clip
                     findings.append(f"{query_id}: its positive names a sound missing from sources ({error})")
                     continue
                 if together < OVERLAP_SECONDS:
                     findings.append(f"{query_id}: in its positive, {' and '.join(atom.args)} are heard together "
-                                    f"for {together:.2f} s only (< {OVERLAP_SECONDS} s)")
+                                    f"for {together:.2f} s at most at a stretch (< {OVERLAP_SECONDS} s)")
     return findings
 
 

@@ -134,3 +134,25 @@ def test_absent_is_asked_only_of_exhaustively_labelled_classes(standin, tmp_path
         for atom in json.loads(query["constraint"])["all"]:
             if atom["relation"] == "absent":
                 assert atom["args"][0] in covered
+
+
+def test_versions_and_fillers_are_chosen_busy_as_the_positive():
+    """Among recordings that would do, the one as busy as the positive (events, classes the query does not
+    name, sounding time in fixed bins), else the nearest: taken as found, the positive was the least busy
+    candidate holding the named sounds (+12-17 points for that rule over bag-of-sounds)."""
+    from generation.natural import Clip, _Index, alike, busyness
+
+    def clip(name, *events):
+        return Clip(name, tuple(Event(label, label, onset, offset, 0.0) for label, onset, offset in events))
+
+    named = frozenset({"dog"})
+    positive = clip("p", ("dog", 0.0, 1.0), ("rain", 2.0, 3.5))
+    quiet = clip("q", ("dog", 0.0, 1.0))
+    busy = clip("b", ("dog", 0.0, 1.0), ("rain", 1.5, 3.0), ("car", 4.0, 6.0), ("bell", 7.0, 7.5))
+    same = clip("s", ("dog", 5.0, 6.2), ("wind", 1.0, 2.0))
+    index = _Index.of([positive, quiet, busy, same], None)
+    target = busyness(positive, named)
+    assert target == (2, 1, 1) and busyness(busy, named) == (4, 3, 2)
+    assert alike([1, 2, 3], index, named, target) == 3          # as busy: events, unnamed classes, sounding bin
+    assert alike([2, 1], index, named, target) == 1             # else the nearest
+    assert alike([], index, named, target) is None

@@ -11,11 +11,11 @@ from typing import Optional
 
 import numpy as np
 
-from ..relations import NO, YES, Atom, Event, depth, mentioned, relevant
+from ..relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, mentioned, relevant
 from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits, fits_where_moved
-from .members import member_sizes, part, subsets
+from .members import member_sizes, part, positive_first, subsets
 from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
@@ -249,12 +249,14 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
                candidates: int, clip_seconds: float, forbidden_texts: frozenset[str] = frozenset(),
                events: tuple[int, int] = EVENTS_PER_CLIP, depths: tuple[int, int] = (1, 99),
                style: str = DEFAULT_STYLE, shapes: Optional[tuple[Shape, ...]] = None,
-               weights: Optional[dict[str, float]] = None) -> QueryPlan:
+               weights: Optional[dict[str, float]] = None, heard=None) -> QueryPlan:
     """One query and its candidate group; a text in `forbidden_texts` (another split's) is drawn again. The shape
     is drawn once (`weights`: published shape -> how much more often), and kept for half the attempts: drawn
     again on every failed attempt, the shapes that fail most were the rarest (the four-sound mix: 14 in 200
     instead of 33). A group whose flips cannot all be combined is drawn again, and made of stars only after
-    CLOSED_ATTEMPTS such draws (its partial members were then never the positive's)."""
+    CLOSED_ATTEMPTS such draws (its partial members were then never the positive's). `heard(x, y)`: the seconds
+    two events are heard together at a stretch (`render.heard_together`), which every overlap the positive or a
+    hard negative holds of a pair the query relates must reach: a group failing it is drawn again."""
     picker = SoundPicker(by_label, rng)
     shapes = shapes or usable_shapes(task, by_label, clip_seconds, events, depths)
     if not shapes:
@@ -266,10 +268,25 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
         plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
         if plan is NO_CLOSURE and attempt >= CLOSED_ATTEMPTS:   # no free place left for the flips at once: a star
             plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style, closed=False)
-        if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts:
+        if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts and \
+                (heard is None or overlaps_heard(plan, heard)):
             return plan
     raise PlanningError(f"could not plan a valid group for {query_id} in {MAX_ATTEMPTS} attempts; "
                         f"the bank has too few distinct classes for {candidates} candidates")
+
+
+def overlaps_heard(plan: QueryPlan, heard) -> bool:
+    """Is every pair an overlap or apart atom relates heard together for OVERLAP_SECONDS where it overlaps, in
+    the positive and its hard negatives (the apart mirror's overlap is its hard negative's)?"""
+    pairs = [atom.args for atom in plan.atoms if atom.relation in ("overlap", "apart")]
+    clips = {c.clip_id: c.events for c in plan.candidates}
+    for events in (clips[clip_id] for clip_id in (plan.positive, *plan.hard_negatives)):
+        by_label = {e.label: e for e in events}
+        for x, y in pairs:
+            if x in by_label and y in by_label and relevant([Atom("overlap", (x, y))], events) is YES and \
+                    heard(by_label[x], by_label[y]) < OVERLAP_SECONDS:
+                return False
+    return True
 
 
 def draw_shape(shapes: tuple[Shape, ...], rng, weights: Optional[dict[str, float]] = None) -> Shape:
@@ -344,10 +361,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     versions = 1 + shape.tested
     closed = closed and shape.closure_size() <= candidates
     if closed:       # whole closures (a pair, a square, a cube, an orbit), the rest a part of one more
-        full, left = divmod(candidates, shape.closure_size())
-        sizes = member_sizes(shape.closure_size(), candidates)
-        if left > 1 and rng.uniform() < left / candidates:
-            sizes = sizes[-1:] + sizes[:-1]       # on a part as often as its share of the candidates: see _member_part
+        sizes = positive_first(member_sizes(shape.closure_size(), candidates), candidates, rng)
     else:            # too few candidates for a closure: stars (a base and its flips), composites fill in
         sizes = [versions] * max(1, candidates // versions)
     members_count = len(sizes)
@@ -476,11 +490,7 @@ def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, po
         return [scene] + sorted((v for v in arc if v is not scene), key=lambda v: v not in (cycle[1], cycle[-1])) \
             if positive else arc
     version = dict(zip(subsets(shape.tested), [scene] + closure))
-    kept = part(shape.tested, size, rng)
-    if positive:             # the part moved (flipped by one of its versions) so that the base is that version
-        moved = kept[rng.integers(len(kept))]
-        kept = sorted((tuple(sorted(set(s) ^ set(moved))) for s in kept), key=len)
-    return [version[s] for s in kept]
+    return [version[s] for s in part(shape.tested, size, rng, holding_base=positive)]
 
 
 def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:
