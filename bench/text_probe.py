@@ -82,7 +82,7 @@ def main() -> None:
 
     from reasonaudio_metric.functional import score
     from training.loss import info_nce
-    from training.models.small import SmallAudioText
+    from models.small import SmallAudioText
 
     def split(name):
         queries = load_table(args.data, "queries", name)

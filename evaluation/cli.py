@@ -2,12 +2,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
-from .encoding import DEFAULT_CACHE
+from reasonaudio_metric.functional import check_count, paired_differences, task_means
+
+from .compare import compare, markdown, plot
+from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, claimed_out, place_files,
+                     write_results)
+from .systems import HELP, open_system
+
+DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
 
 BASELINES = ("random", "oracle", "bag-of-sounds", "first-mentioned-first", "timeline-rule", "shortcut-audit",
              "relation-blind", "listwise-audit", "two-stage:{text_model}?captions=oracle")
@@ -18,9 +27,6 @@ FLAG_RESAMPLES = 10000   # enough for the tails of a Bonferroni-adjusted interva
 
 
 def add_commands(sub) -> dict:
-    from .report import MODES
-    from .systems import HELP
-
     evaluate = sub.add_parser(
         "evaluate", formatter_class=argparse.RawDescriptionHelpFormatter,
         help="score a model or baseline on a split; writes results.json, results.md, results.png",
@@ -112,11 +118,6 @@ COMPARE_FILES = ("compare.md", "compare.json", "compare.png")
 
 
 def run_compare(args) -> int:
-    from reasonaudio_metric.functional import check_count
-
-    from .compare import compare, markdown, plot
-    from .report import claimed_out, place_files
-
     check_count("--bootstrap", args.bootstrap, 0)
     with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) as out:
         comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
@@ -142,13 +143,11 @@ def quiet(args) -> None:
 
 
 def run_evaluate(args) -> int:
-    import contextlib
-    import os
+    # torch and datasets, imported on use: --help stays fast
+    from models.distributed import close_distributed, distributed, init_distributed
 
-    from .encoding import close_distributed, distributed, init_distributed
-    from .report import RESULT_FILES, claimed_out, write_results
     from .runner import check_settings, run, run_conditions
-    from .systems import EmbeddingSystem, EvalData, open_system
+    from .systems import EmbeddingSystem, EvalData
 
     check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True)
     writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
@@ -185,6 +184,7 @@ def run_record(system, spec: str, data: str, parameters: dict, world: int = 1) -
     """What a run scored and with what: the build's identity (content digest and plan fingerprint), the
     model spec exactly as given (with its options) and the system's name, the embedding cache's key (the
     model identity) and folder, the device, and every setting; enough to tell whether two runs compare."""
+    # torch and datasets, imported on use: --help stays fast
     import torch
 
     from reasonaudio_dataset.identity import build_identity
@@ -203,7 +203,7 @@ def _conditions(data: str, split: str, acoustics: str | None) -> list[str]:
     """The conditions `--acoustics` names: none (the main corpus), one, or `all` of the split's, clean first."""
     if acoustics != "all":
         return [acoustics] if acoustics else []
-    from reasonaudio_dataset.loading import conditions_of
+    from reasonaudio_dataset.loading import conditions_of   # datasets, imported on use: --help stays fast
 
     found = sorted(conditions_of(data, split), key=lambda name: (name != "clean", name))
     if len(found) < 2:
@@ -232,8 +232,6 @@ def _significant(values: np.ndarray, tie: np.ndarray, cells: np.ndarray, seed: i
     """Per cell of at least MIN_CELL queries: (difference from its tie, lower, upper) of a paired bootstrap
     interval at 95 % jointly over the cells tested (Bonferroni: 1 - 0.05 / cells), only where the interval
     excludes zero. So a small build or a handful of noisy cells raise no flag."""
-    from reasonaudio_metric.functional import paired_differences
-
     tested = [c for c in dict.fromkeys(cells.tolist()) if np.sum(cells == c) >= MIN_CELL]
     if not tested:
         return {}
@@ -251,8 +249,6 @@ def _significant(values: np.ndarray, tie: np.ndarray, cells: np.ndarray, seed: i
 def _tie_result(result: dict, values: list[float]) -> dict:
     """A row for the baseline tables holding a tie's per-query values (means per task and per breakdown
     cell, as `result` has them; no intervals)."""
-    from reasonaudio_metric.functional import task_means
-
     values = np.asarray(values, dtype=np.float64)
     tie = {**task_means({"accuracy": values}, _labels(result, ["task"])), "random": result["random"],
            "num_queries": result["num_queries"]}
@@ -318,9 +314,10 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
                     progress: bool, acoustics: str | None = None) -> str:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
     depth, the same per task x shape x depth, with notes on the cells that fail; and the results by system."""
-    from .report import baseline_table, breakdown_table, place_files, write_results
+    # torch and datasets, imported on use: --help stays fast
     from .runner import breakdown, run
-    from .systems import EvalData, open_system
+    from .systems import EvalData
+    from .systems.relation_blind import count_tie
 
     data = EvalData.load(data_path, "test", acoustics=acoustics)
     by = breakdown(data, ("shape", "depth"))
@@ -341,8 +338,6 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
             write_results(Path(out) / system.name.split(":")[0], result, run_record(system, spec, data_path, parameters))
         results[system.name] = result
         if system.name == "relation-blind":
-            from .systems.relation_blind import count_tie
-
             result["per_query"]["count_tie"] = count_tie(data).tolist()
             results["relation-blind's count tie"] = _tie_result(result, result["per_query"]["count_tie"])
         if system.name.startswith("shortcut-audit"):
@@ -360,10 +355,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
 
 
 def run_baselines(args) -> int:
-    import contextlib
-
-    from .report import claimed_out
-    from .runner import check_device
+    from models.distributed import check_device   # torch, imported on use: --help stays fast
 
     check_device(args.device)
     written = ("baselines.json", "baselines.md")

@@ -13,6 +13,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Callable, Sequence
 
+from reasonaudio_dataset.folders import check_results_folder
+
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}   # each mode and its headline metric
 MODES = tuple(HEADLINE)
 PACKAGES = ("reasonaudio", "numpy", "torch", "datasets", "evaluate", "transformers", "sentence-transformers")
@@ -179,19 +181,11 @@ LOCK, JOURNAL, STAGING = ".reasonaudio-lock", ".reasonaudio-placing.json", ".rea
 
 
 def check_out(out: str | Path, data: str, written: Sequence[str], overwrite: bool) -> None:
-    """Refuse, before any work, an --out inside the corpus folder (its files would join the dataset, which
-    validate and publish then trip over), a filesystem root or the home folder, or one already holding
-    any of the files a run writes (a user's own results.md as much as a results.json), unless overwriting.
-    Files a killed run was placing (its journal lists them) are its own, not the user's."""
+    """Refuse, before any work, an --out `check_results_folder` refuses, or one already holding any of the files
+    a run writes (a user's own results.md as much as a results.json), unless overwriting. Files a killed run
+    was placing (its journal lists them) are its own, not the user's."""
     out = Path(out)
-    if Path(data).is_dir() and out.resolve().is_relative_to(Path(data).resolve()):
-        raise ValueError(f"--out {out} is inside the corpus folder {data}: results there would join the dataset's "
-                         "files (validate and publish would trip over them); choose a folder outside it")
-    if out.resolve() in (Path(out.resolve().anchor), Path.home().resolve()):
-        raise ValueError(f"--out {out} is {'the home folder' if out.resolve() == Path.home().resolve() else 'a filesystem root'}: "
-                         "results go into a folder of their own, e.g. --out runs/mine")
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file, not a folder")
+    check_results_folder(out, data)
     placing = set(_journal(out))
     clash = [name for name in written if (out / name).exists() and name not in placing]
     if clash and not overwrite:

@@ -4,36 +4,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from models.distributed import check_device, distributed
+from models.scoring import EmbeddingSystem, EvalData, System, group_matrix
 from reasonaudio_metric.functional import check_count, paired_differences, score
 
-from .encoding import distributed
 from .report import MODES
-from .systems import EmbeddingSystem, EvalData, System
-
-
-
-def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:
-    """(queries x candidates) out of (queries x corpus): row i scores queries[i]["candidates"] in order."""
-    column = {clip: j for j, clip in enumerate(data.corpus["clip_id"])}
-    try:
-        index = [[column[clip] for clip in group] for group in data.queries["candidates"]]
-    except KeyError as error:
-        raise ValueError(f"a candidate is missing from the corpus: {error}") from None
-    return full.gather(1, torch.as_tensor(index, device=full.device))
-
-
-def check_device(device: str) -> None:
-    """A device torch can use here: a missing GPU is one line before any model loads, not a crash mid-run."""
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"unknown device {device!r}; use cpu, cuda, cuda:1, mps, ...") from None
-    if parsed.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r}: CUDA is not available (torch.cuda.is_available() is False); use cpu")
-    if parsed.type == "cuda" and (parsed.index or 0) >= torch.cuda.device_count():
-        raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
-    if parsed.type == "mps" and not torch.backends.mps.is_available():
-        raise ValueError(f"device {device!r}: MPS is not available; use cpu")
 
 
 def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, flags: bool = False) -> None:

@@ -7,16 +7,15 @@ import shutil
 import sys
 from pathlib import Path
 
+from .acoustics import presets
+from .config import GenerateConfig
 from .profiles import PROFILES
 from .sources import HELP as SOURCES_HELP
+from .tasks import TASKS
+from .templates import HOLDOUTS, STYLES
 
 
 def _generate_parser(sub) -> None:
-    from .acoustics import presets
-    from .config import GenerateConfig
-    from .tasks import TASKS
-    from .templates import HOLDOUTS, STYLES
-
     d = GenerateConfig()
     p = sub.add_parser("generate", formatter_class=argparse.RawDescriptionHelpFormatter,
                        help="synthesize a ReasonAudio split (plan, check, render, write, card)",
@@ -114,8 +113,6 @@ def print_summary(record: dict, split: str, out: str) -> None:
 
 def generate_config(args):
     """generate's settings: the options given, over the profile's (`--profile`), over the defaults."""
-    from .config import GenerateConfig
-
     options = dict(
         source=args.source, out=args.out, split=args.split, queries_per_task=args.queries_per_task,
         candidates=args.candidates, atomic_sounds=args.atomic_sounds, clip_seconds=args.clip_seconds,
@@ -132,7 +129,7 @@ def given(options: dict) -> dict:
 
 
 def _run_generate(args) -> int:
-    from .pipeline import generate
+    from .pipeline import generate   # datasets and pyarrow, imported on use: --help stays fast
 
     record = generate(generate_config(args))
     print_summary(record, args.split, args.out)
@@ -145,6 +142,7 @@ def _run_generate(args) -> int:
 
 
 def _run_merge(args) -> int:
+    # datasets and pyarrow, imported on use: --help stays fast
     from .layout import check_output_folder
     from .pipeline import RECORDS, STAGING, finalize, locate
 
@@ -178,7 +176,7 @@ def _run_merge(args) -> int:
 
 
 def _run_validate(args) -> int:
-    from .validate import validate
+    from .validate import validate   # datasets and pyarrow, imported on use: --help stays fast
 
     problems = validate(args.dir, quick=args.quick, workers=args.workers, progress=not args.quiet)
     if problems:
@@ -191,7 +189,7 @@ def _run_validate(args) -> int:
 
 
 def _run_publish(args) -> int:
-    from .publish import NotPublishable, left_behind, publish
+    from .publish import NotPublishable, left_behind, publish   # huggingface_hub and datasets: on use
 
     try:
         files = publish(args.dir, args.repo_id, private=args.private, revision=args.revision, dry_run=args.dry_run)

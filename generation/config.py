@@ -7,11 +7,13 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
+from .profiles import PROFILES
 from .sources import SPLITS
 from .sources.strong_labels import NATURAL_KIND
 from .tasks import EVENTS_PER_CLIP, TASKS
 from .templates import DEFAULT_STYLE, STYLES, known_style
 
+LOCAL, RAY = "local", "ray"   # where the corpus files are rendered: here, or on a Ray cluster (generation/executor.py)
 MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
 MAX_CLIP_SECONDS = 600.0
 ALL_DEPTHS = (1, 9)
@@ -54,7 +56,6 @@ class GenerateConfig:
         if self.candidates < 2:
             problems.append(f"candidates must be at least 2 (one positive, one negative), got {self.candidates}")
         try:
-            from .executor import parse_executor
             parse_executor(self.executor)
         except ValueError as error:
             problems.append(str(error))
@@ -99,8 +100,6 @@ class GenerateConfig:
     @classmethod
     def from_profile(cls, name: str, **options) -> "GenerateConfig":
         """A profile's settings (generation/profiles.py), `options` over them."""
-        from .profiles import PROFILES
-
         if name not in PROFILES:
             raise ValueError(f"unknown profile {name!r} (choose from {', '.join(PROFILES)})")
         return cls(**{**PROFILES[name].options, **options})
@@ -119,6 +118,15 @@ class GenerateConfig:
 
     def corpus_configs(self) -> dict[str, Condition]:
         return corpus_configs(self.conditions)
+
+
+def parse_executor(text: str) -> tuple[str, str | None]:
+    """`local`, `ray` (a new local Ray, or the cluster RAY_ADDRESS names) or `ray:ADDRESS` -> (kind, address)."""
+    kind, _, address = text.partition(":")
+    if kind not in (LOCAL, RAY) or (kind == LOCAL and address):
+        raise ValueError(f"--executor must be `local`, `ray` or `ray:ADDRESS` (e.g. ray:auto, ray:10.0.0.5:6379), "
+                         f"got {text!r}")
+    return kind, address or None
 
 
 def corpus_configs(conditions: list[Condition]) -> dict[str, Condition]:

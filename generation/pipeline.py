@@ -11,8 +11,9 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import tempfile
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD
 from .acoustics import Condition
 from .acoustics.chain import group_chain, inaudible_sounds
 from .bank import SoundBank, build_bank
+from .config import RAY, GenerateConfig, parse_executor
+from .executor import import_ray, render_on_ray
 from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
 from .phrases import last_phrases
@@ -34,7 +37,6 @@ from .relations import judge_corpus
 from .render import encode_flac, heard_together, render
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group, usable_shapes
-from .config import GenerateConfig
 from .writer import read_stamp, write_table
 
 MIN_CORPUS_FILES = 8
@@ -346,12 +348,30 @@ def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
     return plan, record
 
 
-def generate(config: GenerateConfig) -> dict:
-    if config.executor != "local":
-        from .executor import generate_on_ray, parse_executor
+def render_file(plan: Plan, index: int, count: int) -> dict[str, bytes]:
+    """One corpus file of the planned split (the `index`-th of `count`), rendered in a scratch folder (on a Ray
+    task's node): {path: bytes}."""
+    with tempfile.TemporaryDirectory(prefix="reasonaudio-shard-") as scratch:
+        shard = replace(plan, config=replace(plan.config, out=scratch, workers=1, num_shards=count, shard_index=index,
+                                             executor="local", progress=False))
+        written = render_corpus(shard, Path(scratch))
+        return {relative: (Path(scratch) / STAGING / relative).read_bytes() for relative in written}
 
-        return generate_on_ray(config, parse_executor(config.executor)[1])
+
+def generate(config: GenerateConfig, task=render_file) -> dict:
+    """Plan the split, write its tables, render its corpus files (here, or with `--executor ray` each by a Ray
+    task running `task`, generation/executor.py; tests wrap it) and finalise it; returns the split's record."""
+    kind, address = parse_executor(config.executor)
+    ray = import_ray() if kind == RAY else None       # before any work: a missing Ray is one line
+    out = Path(config.out)
     plan, record = prepare_split(config)
-    render_corpus(plan, Path(config.out))
-    record["complete"] = finalize(Path(config.out), config.split)
+    if ray is None:
+        render_corpus(plan, out)
+    else:
+        files = [(relative, end - first) for corpus in config.corpus_configs()
+                 for relative, first, end in plan.corpus_files(corpus)]
+        todo = [(index, relative, clips) for index, (relative, clips) in enumerate(files)
+                if locate(out, relative, plan.fingerprint) is None]
+        render_on_ray(ray, task, plan, todo, len(files), out / STAGING, address, config)
+    record["complete"] = finalize(out, config.split)
     return record

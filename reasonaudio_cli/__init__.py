@@ -8,6 +8,13 @@ import argparse
 import logging
 import sys
 
+from evaluation import cli as evaluation_cli
+from evaluation.cli import baselines_table, quiet
+from generation import cli as generation_cli
+from generation.cli import print_summary
+from reasonaudio_metric import space
+from training import cli as training_cli
+
 EXAMPLES = """examples:
   reasonaudio demo                                                  # demo corpus and the baseline table
   reasonaudio generate --out demo --queries-per-task 20            # small demo from the built-in bank
@@ -38,9 +45,7 @@ def _demo_parser(sub) -> None:
 
 
 def _run_demo(args) -> int:
-    from evaluation.cli import baselines_table, quiet
-    from generation.cli import print_summary
-    from generation.pipeline import GenerateConfig, generate
+    from generation.pipeline import GenerateConfig, generate   # datasets and pyarrow, imported on use: --help stays fast
 
     quiet(args)
     records = {}
@@ -84,11 +89,6 @@ def demo_summary(out: str, record: dict, results: dict) -> str:
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
     """The parser and each subcommand's runner."""
-    from evaluation import cli as evaluation_cli
-    from generation import cli as generation_cli
-    from reasonaudio_metric import space
-    from training import cli as training_cli
-
     parser = argparse.ArgumentParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="ReasonAudio: a benchmark for reasoning in text-to-audio retrieval.",
                                      epilog=EXAMPLES)

@@ -1,6 +1,6 @@
 """What makes a generated ReasonAudio folder a Hugging Face dataset: schema, card, loading helpers.
 
-`ContrastiveTriplets` and `StreamingTriplets` (need torch) live in `reasonaudio_dataset.training`. The
+`ContrastiveTriplets` and `StreamingTriplets` (need torch) live in `training.triplets`. The
 names below are imported on first use, so that light submodules (`splits`, `identity`) and the CLI's
 parser do not pay for `datasets`."""
 from importlib import import_module

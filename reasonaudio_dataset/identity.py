@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from .card import RECORDS
 from .schema import CONFIGS, data_pattern
 
 DIGESTS = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "digests"
@@ -68,12 +69,28 @@ def _configs(folder: Path) -> list[str]:
     return [*CONFIGS, *extra]
 
 
+def read_record(path_or_repo: str, split: str = "test") -> dict:
+    """The record `generate` wrote for a split (fingerprint, counts, acoustics, ...), from a local folder or
+    the Hub repository; {} when there is none (offline, or not a ReasonAudio build)."""
+    relative = f"{RECORDS}/{split}.json"
+    path = Path(path_or_repo) / relative
+    if not Path(path_or_repo).exists():
+        try:
+            from huggingface_hub import hf_hub_download
+
+            path = Path(hf_hub_download(path_or_repo, relative, repo_type="dataset"))
+        except Exception:  # offline, or no such repository
+            return {}
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def build_identity(path_or_repo: str, split: str = "test") -> dict:
     """What identifies one split of a build: {"id", "fingerprint", "content" (local folders: SHA-256 over
     every table's digest), "revision" (Hub repositories: the resolved commit, when reachable)}. `id` is
     the short name caches and records use: `content:<16 hex>` or `hub:<repo>@<commit>`."""
-    from .loading import read_record
-
     fingerprint = read_record(path_or_repo, split).get("fingerprint")
     folder = Path(path_or_repo)
     if folder.is_dir():
@@ -97,4 +114,4 @@ def hub_revision(repo: str, revision: str = "main") -> str | None:
         return None
 
 
-__all__ = ["build_identity", "file_digest", "table_digest", "table_files"]
+__all__ = ["build_identity", "file_digest", "read_record", "table_digest", "table_files"]

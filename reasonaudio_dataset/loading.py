@@ -8,7 +8,6 @@ after decoding whatever the decoder, so the arrays stay identical either way.
 from __future__ import annotations
 
 import io
-import json
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +16,7 @@ from pathlib import Path
 import datasets
 import numpy as np
 
-from .card import RECORDS
+from .identity import read_record, table_digest
 
 MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
 TABLES = ("queries", "corpus", "qrels")
@@ -83,24 +82,6 @@ def audio_decoder(sampling_rate: int | None = None, backend: str | None = None):
         return {**batch, "audio": decoded}
 
     return transform
-
-
-def read_record(path_or_repo: str, split: str = "test") -> dict:
-    """The record `generate` wrote for a split (fingerprint, counts, acoustics, ...), from a local folder or
-    the Hub repository; {} when there is none (offline, or not a ReasonAudio build)."""
-    relative = f"{RECORDS}/{split}.json"
-    path = Path(path_or_repo) / relative
-    if not Path(path_or_repo).exists():
-        try:
-            from huggingface_hub import hf_hub_download
-
-            path = Path(hf_hub_download(path_or_repo, relative, repo_type="dataset"))
-        except Exception:  # offline, or no such repository
-            return {}
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
 
 
 def conditions_of(path_or_repo: str, split: str = "test") -> dict[str, str]:
@@ -169,8 +150,6 @@ def table_cache(folder: str | Path, table: str, split: str) -> Path:
     """Where `datasets` keeps its conversion of a local table: a folder named by the table's content, so that
     a rewritten file, a copied or renamed folder, or another build never gets another content's table back
     (datasets alone keys it by the folder's name and file times)."""
-    from .identity import table_digest
-
     return Path(datasets.config.HF_DATASETS_CACHE) / "reasonaudio" / table_digest(folder, table, split)[:32]
 
 

@@ -38,7 +38,7 @@ from mteb.abstasks.task_metadata import TaskMetadata
 
 from reasonaudio_metric.functional import HARD_NEGATIVE, score
 
-from .identity import build_identity
+from .identity import build_identity, hub_revision
 from .loading import load_table
 
 CITATION = r"""
@@ -131,8 +131,6 @@ def reasonaudio_task(path: str, revision: str = "main", split: str = "test", mod
     if Path(path).is_dir():
         identity = build_identity(path, split)["content"]
     else:
-        from .identity import hub_revision
-
         identity = revision if len(revision) == 40 else hub_revision(path, revision)
         if identity is None:
             raise ValueError(f"cannot resolve revision {revision!r} of the Hub dataset {path} (offline or unknown); "

@@ -4,7 +4,7 @@ audio decoded where the rows are read (in the DataLoader's workers), and a `coll
 `load_dataset(..., streaming=True).with_format("torch")` alone does not batch: torch's default collate
 refuses the audio decoder objects that `datasets` yields, and zips per-row lists (`events`,
 `candidates`) across the batch, failing when they differ in length. `collate_reasonaudio` batches rows
-of any table, streamed or not; `StreamingTriplets` (in `reasonaudio_dataset.training`) streams training items.
+of any table, streamed or not; `StreamingTriplets` (in `training.triplets`) streams training items.
 """
 from __future__ import annotations
 

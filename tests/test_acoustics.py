@@ -226,7 +226,7 @@ def test_contrastive_triplets_augment_positive_and_negative_alike(robust):
     torch = pytest.importorskip("torch")
     from audiomentations import Compose, TimeStretch
 
-    from reasonaudio_dataset.training import ContrastiveTriplets
+    from training.triplets import ContrastiveTriplets
 
     plain = ContrastiveTriplets(str(robust), split="train")
     noisy = ContrastiveTriplets(str(robust), split="train", augment="noisy")

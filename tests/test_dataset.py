@@ -171,7 +171,7 @@ def test_load_reasonaudio_filters_a_task_and_resamples(small_corpus):
 
 def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits):
     torch = pytest.importorskip("torch")
-    from reasonaudio_dataset.training import ContrastiveTriplets
+    from training.triplets import ContrastiveTriplets
 
     triplets = ContrastiveTriplets(str(two_splits), split="train")
     queries = datasets.load_dataset(str(two_splits), "queries", split="train")
@@ -196,7 +196,7 @@ def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits)
 
 def test_set_epoch_reaches_persistent_dataloader_workers(two_splits):
     torch = pytest.importorskip("torch")
-    from reasonaudio_dataset.training import ContrastiveTriplets
+    from training.triplets import ContrastiveTriplets
 
     triplets = ContrastiveTriplets(str(two_splits), split="train", seed=3)
     loader = torch.utils.data.DataLoader(triplets, batch_size=None, num_workers=2, persistent_workers=True)

@@ -14,10 +14,10 @@ import yaml
 
 from tests import toy_encoder
 from .conftest import killed_after
-from evaluation import encoding
 from evaluation.runner import evaluate_encoders
 from evaluation.systems import EvalData, open_system
 from evaluation import save_embeddings
+from models import encoding
 from reasonaudio_cli import main
 from reasonaudio_metric import space
 

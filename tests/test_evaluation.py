@@ -79,7 +79,8 @@ def test_bag_of_sounds_recognises_without_reasoning(small_corpus):
     data = EvalData.load(str(small_corpus))
     result = run(open_system("bag-of-sounds"), data, "group", bootstrap=0, progress=False)
     assert result["negation"]["accuracy"] == 0.0                 # the hard negatives hold one more mentioned sound
-    from evaluation.systems.annotations import clip_events, mentioned_labels, query_atoms
+    from evaluation.systems.annotations import mentioned_labels
+    from models.scoring import clip_events, query_atoms
 
     labels = dict(zip(data.corpus["clip_id"], ({e.label for e in events} for events in clip_events(data.corpus))))
     ties = {}

@@ -44,7 +44,7 @@ def test_a_ray_build_is_the_local_build_byte_for_byte(tmp_path, local_build, clu
 
 
 def test_a_task_whose_worker_dies_is_run_again(tmp_path, local_build, cluster):
-    from generation.executor import generate_on_ray, render_file
+    from generation.pipeline import render_file
 
     marker = tmp_path / "killed-once"
 
@@ -55,13 +55,13 @@ def test_a_task_whose_worker_dies_is_run_again(tmp_path, local_build, cluster):
         return render_file(plan, index, count)
 
     out = tmp_path / "build"
-    record = generate_on_ray(small(out, executor="ray"), None, task=dies_once)
+    record = generate(small(out, executor="ray"), task=dies_once)
     assert marker.exists() and record["complete"]
     assert files(out) == local_build
 
 
 def test_executor_errors_are_one_line(tmp_path):
-    from generation.executor import parse_executor
+    from generation.config import parse_executor
 
     for wrong in ("dask", "local:somewhere", "rays"):
         with pytest.raises(ValueError, match="--executor must be"):

@@ -8,15 +8,15 @@ import torch
 
 from evaluation.runner import run
 from evaluation.systems import EvalData, open_system
-from evaluation.systems.annotations import clip_events, query_atoms
-from evaluation.systems.detector import HeardEvents, atom_confidence, judged_score
 from generation.pipeline import caption, generate
 from generation.relations import Atom, Event
 from generation.tasks import TASKS, possible_texts
 from generation.templates import STYLES, held_out, templates
+from models.detector import Detected, decode
+from models.events import detection_scores
+from models.hearing import HeardEvents, atom_confidence, judged_score
+from models.scoring import clip_events, query_atoms
 from reasonaudio_cli import main
-from training.events import detection_scores
-from training.models.detector import Detected, decode
 
 from .conftest import small_config
 

@@ -15,9 +15,10 @@ import soundfile
 import torch
 
 from tests import toy_encoder
-from evaluation import encoding, report
+from evaluation import report
 from evaluation.report import claimed_out
 from generation.pipeline import generate
+from models import encoding
 from reasonaudio_cli import main
 from reasonaudio_dataset.identity import build_identity
 from reasonaudio_dataset.loading import load_table

@@ -8,11 +8,11 @@ import torch
 from evaluation.runner import run
 from evaluation.systems import EvalData, open_system
 from generation.pipeline import generate
+from models.registry import create
 from reasonaudio_cli import main
-from reasonaudio_dataset.training import ContrastiveTriplets
 from training import loop
 from training.loss import info_nce
-from training.models import create
+from training.triplets import ContrastiveTriplets
 
 from .conftest import killed_after, small_config
 

@@ -54,7 +54,7 @@ def test_the_global_batch_must_split_evenly(training_splits, tmp_path):
 
 
 def test_the_small_models_dropout_is_an_option():
-    from training.models import create
+    from models.registry import create
 
     assert create("small:?dropout=0", ["a dog barking"]).config.dropout == 0.0
     assert create("small", ["a dog barking"]).config.dropout == 0.1

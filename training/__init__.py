@@ -1,7 +1,8 @@
 """Training on a ReasonAudio train split: the contrastive recipe behind `reasonaudio train`.
 
-models/ (one file a model kind, registered in models/__init__.py), loss.py (InfoNCE with the queries'
-hard negatives), loop.py (epochs, validation by the metric, best checkpoint, resume), files.py (each file
-written whole or not at all; a damaged one named in one line), cli.py. A trained
-model folder is scored with `reasonaudio evaluate --model trained:MODEL_DIR`.
+triplets.py (the train split's items: query text, positive, hard negative; read whole or streamed),
+events.py (those items with their frame targets, for the event heads), loss.py (InfoNCE with the queries'
+hard negatives), loop.py (epochs, validation by the metric, best checkpoint, resume), cli.py. The models it
+trains, their files and their scoring are the models layer's (models/); a trained model folder is scored with
+`reasonaudio evaluate --model trained:MODEL_DIR`.
 """

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import argparse
 
+from .config import TrainConfig
+
 
 def add_commands(sub) -> dict:
-    from .config import TrainConfig
-
     d = TrainConfig(data="", out="")
     train = sub.add_parser(
         "train", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -59,9 +59,10 @@ def add_commands(sub) -> dict:
 
 
 def run_train(args) -> int:
-    from evaluation.encoding import close_distributed, distributed
+    # torch, imported on use: --help stays fast
+    from models.distributed import close_distributed, distributed
 
-    from .loop import TrainConfig, train
+    from .loop import train
 
     try:       # under torchrun: one process per rank, the global batch shared among them (training/loop.py)
         record = train(TrainConfig(data=args.data, out=args.out, model=args.model, hard_negatives=args.hard_negatives,

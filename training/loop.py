@@ -3,20 +3,20 @@
 Each epoch: the train split's triplets in a seeded shuffle (new hard negatives per epoch through
 `set_epoch`), InfoNCE (loss.py) with AdamW (learning rate warmed up over the first tenth of the run,
 then a cosine down to zero) and a learned temperature (plus, for the small model,
-`event_weight` times its event head's loss, events.py), then group accuracy on the
-validation split through `reasonaudio_metric`. Epochs are numbered from 1, in the log and in
+`event_weight` times its event head's loss, models/events.py), then group accuracy on the
+validation split through `reasonaudio_metric` (models/scoring.py). Epochs are numbered from 1, in the log and in
 `training.json` alike. The best epoch's model is written to `out` (its files, then
 `reasonaudio_model.json` last); the full state (model, optimiser, schedule, temperature, history) after every
 epoch goes to `out/.resume/state.pt`, so a killed run started again with the same command continues
 from its last finished epoch (or from the start, or, killed after its last epoch, writes the
 `training.json` it missed) and, on CPU, ends exactly where an uninterrupted run would (every epoch's
 randomness is seeded from (seed, epoch); GPU kernels are not all deterministic). Every file is written
-whole or not at all (files.py), and a step whose loss or gradient is not finite stops the run before
+whole or not at all (models/files.py), and a step whose loss or gradient is not finite stops the run before
 it is taken, so what is on disk is always the last good state.
 
 The `detector` kind trains otherwise on the same loop: every clip of the train split once an epoch,
 binary cross-entropy of its frame activity against the clip's `events` (events.py); after each epoch its
-decoding is chosen on the validation split and the epoch scores the `detector:` system's group accuracy
+decoding is chosen on the validation split (models/hearing.py) and the epoch scores the `detector:` system's group accuracy
 there, with DCASE's detection metrics beside it in the history. A model whose audio side is frozen
 (`dual`) hears each train clip once for the run (its `training_items`) and trains its parts at their own
 rates (its `parameter_groups`).
@@ -26,7 +26,7 @@ Under `torchrun --nproc-per-node N` (gloo on CPU, nccl on GPU, one GPU per rank)
 `DistributedSampler` (its order, from (seed, epoch) through `set_epoch`, is the one process's order too),
 the step runs inside `DistributedDataParallel` (gradients averaged over the ranks), InfoNCE compares each
 text with the whole global batch's clips (embeddings gathered with their gradients) and batch normalisation
-uses the global batch's statistics (training/distributed.py), so N processes take the steps one process
+uses the global batch's statistics (models/distributed.py), so N processes take the steps one process
 takes on the same global batch. Every rank validates the same weights; rank 0
 alone writes the model, the state and the record, and a killed run resumes from them on any number of
 processes.
@@ -44,22 +44,24 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from models.distributed import check_device, distributed, gathered, global_batch_norm, init_distributed
+from models.files import read_torch, write_json, write_torch
+from models.hearing import choose_decoding
+from models.registry import KINDS, MODEL_FILE, create, save
+from models.scoring import EvalData, group_accuracy, system_of
+from reasonaudio_dataset.folders import check_results_folder
+from reasonaudio_dataset.loading import load_table
+from reasonaudio_metric.functional import check_count
+
 from .config import TrainConfig
-from .distributed import gathered, global_batch_norm
 from .events import ClipActivity, EventTargets
-from .files import read_torch, write_json, write_torch
 from .loss import info_nce
-from .models import MODEL_FILE, create, save
-from .models import KINDS
+from .triplets import ContrastiveTriplets
 
 RESUME = ".resume"
 
 
 def _check(config: TrainConfig) -> None:
-    from evaluation.report import check_out
-    from evaluation.runner import check_device
-    from reasonaudio_metric.functional import check_count
-
     for name, minimum in (("epochs", 1), ("batch_size", 2), ("seed", 0), ("workers", 0)):
         check_count(f"--{name.replace('_', '-')}", getattr(config, name), minimum)
     if config.max_steps is not None:
@@ -73,7 +75,7 @@ def _check(config: TrainConfig) -> None:
     if config.model == "detector" and config.augment:
         raise ValueError("--augment: the detector trains on the clean clips (drop --augment)")
     check_device(config.device)
-    check_out(config.out, config.data, ("training.json",), overwrite=True)   # refuses an --out inside the corpus
+    check_results_folder(config.out, config.data)   # refuses an --out inside the corpus
 
 
 def _prepare_out(out: Path, settings: dict) -> dict | None:
@@ -134,12 +136,7 @@ def _gradient_norm(parameters) -> torch.Tensor:
 
 def validation_accuracy(model, data, batch_size: int) -> float:
     """Group accuracy (macro over tasks, the benchmark's headline) of `model` on a validation split."""
-    from evaluation.runner import run
-    from evaluation.systems.trained import system_of
-
-    result = run(system_of(model, "validation"), data, "group", str(model.device), batch_size, bootstrap=0,
-                 progress=False)
-    return result["average"]["accuracy"]
+    return group_accuracy(system_of(model, "validation"), data, str(model.device), batch_size)
 
 
 def _global_mean(value: torch.Tensor, world: int) -> float:
@@ -166,12 +163,7 @@ class TrainingStep(torch.nn.Module):
 
 def train(config: TrainConfig) -> dict:
     """Train, validate every epoch, keep the best; returns the record written beside the best model."""
-    from transformers import get_cosine_schedule_with_warmup
-
-    from evaluation.encoding import distributed, init_distributed
-    from evaluation.systems import EvalData
-    from reasonaudio_dataset.loading import load_table
-    from reasonaudio_dataset.training import ContrastiveTriplets
+    from transformers import get_cosine_schedule_with_warmup   # the `models` extra: imported on use
 
     _check(config)
     config = replace(config, device=init_distributed(config.device))
@@ -318,8 +310,6 @@ def _validate(model, validation, batch_size: int) -> dict:
     """The epoch's validation: group accuracy; for a detector, with the decoding chosen on the validation
     split (set on the model) and the detection metrics it gives."""
     if model.kind == "detector":
-        from evaluation.systems.detector import choose_decoding
-
         return choose_decoding(model, validation, batch_size)
     return {"accuracy": validation_accuracy(model, validation, batch_size)}
 

@@ -58,9 +58,11 @@ def open_system(spec: str, device: str = "cpu"):
 
 
 def __getattr__(name: str):
-    """`System`, `EmbeddingSystem` and `EvalData` (they need torch and datasets), imported on first use."""
+    """`System`, `EmbeddingSystem` and `EvalData` (models/scoring.py), imported on first use."""
     if name in ("System", "EmbeddingSystem", "EvalData"):
-        return getattr(importlib.import_module(".base", __name__), name)
+        from models import scoring   # torch and datasets: listing the kinds (--help) needs neither
+
+        return getattr(scoring, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -1,22 +1,11 @@
-"""Reading what a split's tables say about queries and clips (for the annotation-based baselines)."""
+"""What the annotation-based baselines read off a split's annotations (the atoms and events themselves:
+models/scoring.py's `query_atoms` and `clip_events`): the sounds a query names, a clip's timeline statistics."""
 from __future__ import annotations
-
-import json
-
-from generation.relations import Atom, Event
-
-
-def query_atoms(queries) -> list[list[Atom]]:
-    return [[Atom.from_dict(a) for a in json.loads(text)["all"]] for text in queries["constraint"]]
 
 
 def mentioned_labels(atoms) -> set[str]:
     """The sound classes a query names (lasts' number of seconds is not one)."""
     return {label for atom in atoms for label in atom.labels}
-
-
-def clip_events(corpus) -> list[tuple[Event, ...]]:
-    return [tuple(Event(**event) for event in events) for events in corpus.select_columns(["events"])["events"]]
 
 
 TIMELINE_FEATURES = ("span", "first_onset", "last_offset", "silence", "events", "blocks", "overlapping_pairs",

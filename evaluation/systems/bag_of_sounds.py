@@ -10,8 +10,9 @@ from typing import Sequence
 
 import torch
 
-from .annotations import clip_events, mentioned_labels, query_atoms
-from .base import System
+from models.scoring import System, clip_events, query_atoms
+
+from .annotations import mentioned_labels
 
 EXTRA_PENALTY = 0.01   # per unmentioned sound: below any difference in mentioned sounds, only breaks ties
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .base import System
+from models.scoring import System
 
 
 def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings) -> Path:

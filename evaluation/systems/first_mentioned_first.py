@@ -12,9 +12,10 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import torch
 
-from .annotations import clip_events, mentioned_labels, query_atoms
+from models.scoring import System, clip_events, query_atoms
+
+from .annotations import mentioned_labels
 from .bag_of_sounds import bag_scores
-from .base import System
 
 ORDER_WEIGHT = 0.5   # concordance in [-1, 1]: at most one mentioned sound's worth either way
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .base import EvalData, System
+from models.scoring import EvalData, System
 
 
 def train_split(data: EvalData, train: str | None, who: str) -> EvalData:

@@ -15,8 +15,8 @@ from collections import Counter
 
 import numpy as np
 
-from .annotations import clip_events
-from .base import EvalData
+from models.scoring import EvalData, clip_events
+
 from .learned import GroupAdversary, group_columns
 
 FEATURES = ("same_sounds", "jaccard_mean", "jaccard_max", "shared_events", "distance_mean", "distance_min",

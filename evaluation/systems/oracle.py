@@ -5,9 +5,7 @@ from __future__ import annotations
 import torch
 
 from generation.relations import YES, judge_corpus
-
-from .annotations import clip_events, query_atoms
-from .base import System
+from models.scoring import System, clip_events, query_atoms
 
 
 class Oracle(System):

@@ -16,7 +16,7 @@ import inspect
 import os
 import sys
 
-from .base import EmbeddingSystem
+from models.scoring import EmbeddingSystem
 
 
 def build(location: str, device: str = "cpu", **options) -> EmbeddingSystem:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import System
+from models.scoring import System
 
 
 class RandomScores(System):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .annotations import clip_events, mentioned_labels, query_atoms
-from .base import EvalData
+from models.scoring import EvalData, clip_events, query_atoms
+
+from .annotations import mentioned_labels
 from .learned import GroupAdversary, group_columns
 
 FIFTHS = 5

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from models.scoring import EvalData, System, clip_events
 from reasonaudio_dataset.loading import audio_decoder
 
-from .annotations import clip_events, timeline_features
-from .base import EvalData, System
+from .annotations import timeline_features
 
 RATE = 16000
 FRAME, HOP = 1024, 512

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from .annotations import TIMELINE_FEATURES, clip_events, timeline_features
-from .base import System
+from models.scoring import System, clip_events
+
+from .annotations import TIMELINE_FEATURES, timeline_features
 
 
 class TimelineRule(System):

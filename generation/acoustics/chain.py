@@ -30,7 +30,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..bank import FRAME_SECONDS, TRIM_DB, frame_rms
-from .spec import COMPOSITIONS, MAX_RT60, Condition, ConditionError
+from ..tasks.group import GAIN_DB
+from .condition import COMPOSITIONS, MAX_RT60, Condition, ConditionError
 
 NOISE_LEVEL = {"AddGaussianSNR": "noise_std", "AddColorNoise": "desired_noise_rms"}  # additive: the level parameter
 MAX_LOSS_DB = -TRIM_DB      # a sound the chain leaves this much quieter than itself is inaudible
@@ -89,7 +90,7 @@ def transform_class(name: str) -> type:
     a second to import, which a build without conditions never pays."""
     import audiomentations
 
-    from .rates import AtSampleRate
+    from .rates import AtSampleRate   # both import audiomentations
     from .rooms import ShoeBoxRoom
 
     return {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate}.get(name) or getattr(audiomentations, name)
@@ -232,7 +233,9 @@ class GroupChain:
 
     def __init__(self, condition: Condition, seed: int, sample_rate: int, length: int, pieces, key=None, clips=(),
                  spans=()):
-        import audiomentations
+        import audiomentations   # a second to import: a build without conditions never pays it
+
+        from .rooms import finish_room   # audiomentations too
 
         self.condition, self.seed, self.sample_rate, self.key = condition, seed, sample_rate, key
         with seeded(seed):
@@ -240,8 +243,6 @@ class GroupChain:
             self.chain.randomize_parameters(np.ones(length, dtype=np.float32), sample_rate)   # noise at unit level
             self.chain.freeze_parameters()
         self.transforms = list(applied(self.chain))
-        from .rooms import finish_room
-
         self._extras = [finish_room(t, sample_rate, length, lambda attempt: seeded(derived_seed(seed, "room", attempt)))
                         if kind(t) == "RoomSimulator" else {} for t in self.transforms]
         self._noise, self._checked = {}, {}
@@ -368,7 +369,7 @@ def group_chain(condition: Condition, plan_seed: int, split: str, query_id: str,
     """The chain of one candidate group (`members`: the timeline of each of its candidates), as `generate`
     renders it and `validate` re-derives it; refused for the group when no draw keeps every sound
     audible and every clip unclipped."""
-    from ..render import event_piece, render
+    from ..render import event_piece, render   # soundfile, imported on use: --help stays fast
 
     length = int(round(clip_seconds * bank.sample_rate))
     quietest = {}      # each sound (and length, under LEVEL_SECONDS) once, at the quietest gain the group mixes it
@@ -396,8 +397,6 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
     first): left out of the bank before planning, as a resampling that silences a sound is. A condition
     that would leave out more than half of the bank is refused: it is not the benchmark's audio. What was
     left out is said in one line (the card lists each sound with the reason)."""
-    from ..tasks.group import GAIN_DB
-
     quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
     for condition in conditions:
         if condition.clean:

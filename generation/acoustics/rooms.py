@@ -16,7 +16,7 @@ import random
 import numpy as np
 from audiomentations import RoomSimulator
 
-from .spec import MAX_RT60
+from .condition import MAX_RT60
 
 MAX_ROOM_DRAWS = 20
 

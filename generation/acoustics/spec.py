@@ -20,14 +20,15 @@ from pathlib import Path
 
 import yaml
 
+from .chain import NOISE_LEVEL, GroupChain, transform_class
+from .condition import COMPOSITIONS, MAX_RT60, Condition, ConditionError
+
 PRESETS_DIR = Path(__file__).with_name("presets")
 CLEAN = "clean"
-MAX_RT60 = 0.4      # seconds: a reverberation tail shorter than the 0.5 s order and overlap margins
 MIN_SNR_DB = 0.0    # noise never louder than the quietest annotated sound (presets keep 5 dB)
 GAIN_DB = (-20.0, 6.0)
 MAX_MIC_DISTANCE = 1.0   # metres: the direct path delays every onset by distance / 343 m/s (<= 3 ms)
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")     # becomes part of a config name (corpus_<name>)
-COMPOSITIONS = ("Compose", "OneOf", "SomeOf", "AtSampleRate")
 MAX_FILE_BYTES = 64 * 1024   # a condition file: the presets take under 1 KiB
 MAX_YAML_DEPTH = 24          # nested collections in a file (a composition takes 4: list, entry, arguments, list)
 MAX_ALIASES = 16             # alias uses in a file: more could multiply what the check walks (an alias bomb)
@@ -171,25 +172,6 @@ REFUSED = {
 }
 
 
-class ConditionError(ValueError):
-    """A spec that breaks a rule; the message names the file, the place in it and the reason."""
-
-
-@dataclass(frozen=True)
-class Condition:
-    """A named acoustic condition: its spec (what the fingerprint and the record hold) is plain data."""
-    name: str
-    spec: dict
-
-    @property
-    def clean(self) -> bool:
-        return not self.spec["transforms"]
-
-    @property
-    def description(self) -> str:
-        return self.spec.get("description", "")
-
-
 def presets() -> dict[str, Path]:
     return {path.stem: path for path in sorted(PRESETS_DIR.glob("*.yaml"))}
 
@@ -259,8 +241,6 @@ def condition_from_spec(spec, where: str = "acoustics") -> Condition:
         raise ConditionError(f"{where}: the name 'clean' is kept for the unchanged audio; rename this condition")
     condition = Condition(name, {"name": name, "description": description, "transforms": transforms})
     if transforms:
-        from .chain import GroupChain
-
         try:   # a dry run on a second of audio: arguments audiomentations refuses fail here, not mid-render
             GroupChain(condition, 0, 16000, 16000, [])
         except (TypeError, ValueError, AssertionError, ArithmeticError, ImportError, KeyError) as error:
@@ -366,8 +346,6 @@ def _defaults(name: str) -> dict:
 
 
 def _signature(name: str) -> dict:
-    from .chain import transform_class
-
     return dict(inspect.signature(transform_class(name).__init__).parameters)
 
 
@@ -400,8 +378,6 @@ def _at_sample_rate_rule(arguments: dict, where: str) -> None:
     leaves them, a room is bounded at the clip's rate, the seven-band EQ's bands are fixed for full-band
     audio), every frequency they may draw below the rate's Nyquist frequency, audiomentations' defaults
     and a band's upper edge included."""
-    from .chain import NOISE_LEVEL
-
     nyquist = {**_defaults("AtSampleRate"), **arguments}["sample_rate"] / 2
     stack = list(arguments["transforms"])
     while stack:

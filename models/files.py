@@ -1,4 +1,4 @@
-"""A training folder's files: each written whole or not at all, each unreadable one named in one line.
+"""A model or training folder's files: each written whole or not at all, each unreadable one named in one line.
 
 A write goes to `NAME.partial` beside the file, is flushed to disk, then replaces the file (`os.replace`),
 so a kill or a full disk mid-write leaves the file as it was. Torch writes through an open file, so a

@@ -1,10 +1,13 @@
-"""What a scored system is: something that gives every (query, clip) pair of a split a similarity."""
+"""How a model is scored on a split: the split as scored (`EvalData`, and what its annotations say), a scored
+system (`System`: a similarity for every (query, clip) pair; `EmbeddingSystem`: two encode functions and their
+cosine) and the benchmark's headline of one (`group_accuracy`, through the metric). Training validates with it
+after every epoch; evaluation's runner and systems build on it."""
 from __future__ import annotations
 
 import hashlib
-from contextlib import contextmanager
-from functools import partial
+import json
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Iterable, Sequence
 
 import datasets
@@ -12,11 +15,12 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio, load_table
-
 from generation.phrases import sources_phrases
+from generation.relations import Atom, Event
+from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio, load_table
+from reasonaudio_metric.functional import score
 
-from ..encoding import cache_folder, chunk_size, encode_chunked
+from .encoding import cache_folder, chunk_size, encode_chunked
 
 
 @dataclass
@@ -67,6 +71,16 @@ class EvalData:
         return hasher.hexdigest()[:40]
 
 
+def query_atoms(queries) -> list[list[Atom]]:
+    """Each query's constraint: the atoms its `constraint` column holds."""
+    return [[Atom.from_dict(a) for a in json.loads(text)["all"]] for text in queries["constraint"]]
+
+
+def clip_events(corpus) -> list[tuple[Event, ...]]:
+    """Each clip's annotated sound events."""
+    return [tuple(Event(**event) for event in events) for events in corpus.select_columns(["events"])["events"]]
+
+
 class System:
     """A model or baseline under evaluation. `similarity` returns (queries x corpus clips), on `device`."""
 
@@ -78,20 +92,6 @@ class System:
 
 
 Encoder = Callable[[Sequence], "np.ndarray | torch.Tensor"]
-
-
-@contextmanager
-def loading_model(name: str):
-    """A model that cannot be loaded (no such folder or Hub repository, or offline and not cached) as one
-    line naming it, instead of the loader's multi-line OSError."""
-    try:
-        yield
-    except OSError as error:
-        import huggingface_hub
-
-        cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        offline = " while HF_HUB_OFFLINE is set" if huggingface_hub.constants.HF_HUB_OFFLINE else ""
-        raise ValueError(f"cannot load model {name}: not found, or cannot be fetched{offline} ({cause})") from None
 
 
 def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, name: str, unit: str,
@@ -137,7 +137,7 @@ def encode_texts(encode: Encoder, texts: Sequence[str], device: str, batch_size:
 class EmbeddingSystem(System):
     """Any model as two encode functions: texts -> vectors, audio arrays -> vectors; cosine similarity.
 
-    Encoding runs in chunks (evaluation/encoding.py): saved under `cache_root` when it is set and the
+    Encoding runs in chunks (models/encoding.py): saved under `cache_root` when it is set and the
     model has an `identity` (a second or resumed run does not re-encode), and shared across the ranks of
     a launcher's process group when `shared` is set (the CLI sets both)."""
 
@@ -164,3 +164,37 @@ class EmbeddingSystem(System):
             self._cache("clips", self.sampling_rate), "clips", progress, size, self.shared,
             partial(data.content_key, "clips"))
         return queries.to(device) @ clips.to(device).T
+
+
+def system_of(model, name: str, identity: str | None = None) -> EmbeddingSystem:
+    """A model with encode_text / encode_audio (a torch module) as a scored system: eval mode, no gradients.
+    Training validates through it; `trained:` loads a folder into it."""
+    def without_gradients(encode):
+        def encode_in_eval_mode(items):
+            was_training = model.training
+            model.eval()
+            try:
+                with torch.inference_mode():
+                    return encode(items)
+            finally:
+                model.train(was_training)
+        return encode_in_eval_mode
+
+    return EmbeddingSystem(name, without_gradients(model.encode_text), without_gradients(model.encode_audio),
+                           model.sampling_rate, identity=identity)
+
+
+def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:
+    """(queries x candidates) out of (queries x corpus): row i scores queries[i]["candidates"] in order."""
+    column = {clip: j for j, clip in enumerate(data.corpus["clip_id"])}
+    try:
+        index = [[column[clip] for clip in group] for group in data.queries["candidates"]]
+    except KeyError as error:
+        raise ValueError(f"a candidate is missing from the corpus: {error}") from None
+    return full.gather(1, torch.as_tensor(index, device=full.device))
+
+
+def group_accuracy(system: System, data: EvalData, device: str = "cpu", batch_size: int = 32) -> float:
+    """Group accuracy of `system` on `data` (macro over tasks, the benchmark's headline), without intervals."""
+    full = system.similarity(data, device=device, batch_size=batch_size, progress=False)
+    return score(group_matrix(full, data), data.queries, bootstrap=0)["average"]["accuracy"]

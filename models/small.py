@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
+from .files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
 
 WORD = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 SPECIAL = ("<pad>", "<unk>")
@@ -54,7 +54,7 @@ class LogMel(nn.Module):
 
     def __init__(self, config: SmallConfig):
         super().__init__()
-        from transformers.audio_utils import mel_filter_bank
+        from transformers.audio_utils import mel_filter_bank   # the `models` extra: imported on use
 
         filters = mel_filter_bank(num_frequency_bins=config.n_fft // 2 + 1, num_mel_filters=config.n_mels,
                                   min_frequency=20.0, max_frequency=config.sampling_rate / 2,

@@ -24,8 +24,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
 from .detector import Detector, DetectorConfig
+from .files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
+from .pretrained import resolve_text_model
 
 TEXT_WIDTH = 384          # MiniLM-L6's hidden size
 
@@ -69,9 +70,7 @@ class DualEncoder(nn.Module):
 
     def __init__(self, config: DualConfig):
         super().__init__()
-        from transformers import AutoModel, AutoTokenizer
-
-        from evaluation.systems.two_stage import resolve_text_model
+        from transformers import AutoModel, AutoTokenizer   # the `models` extra: imported on use
 
         self.config = config
         self.hearing = Detector(DetectorConfig(**config.detector)).requires_grad_(False)
@@ -91,14 +90,8 @@ class DualEncoder(nn.Module):
         self._heard: dict[str, torch.Tensor] = {}
 
     @classmethod
-    def create(cls, detector_folder: str, **options) -> "DualEncoder":
-        """A new dual encoder on the trained detector in `detector_folder`, whose weights it takes."""
-        from . import load
-
-        detector = load(Path(detector_folder))
-        if detector.kind != "detector":
-            raise ValueError(f"--model dual:{detector_folder}: that folder holds a {detector.kind!r} model; the dual "
-                             "encoder hears through a detector (reasonaudio train --model detector)")
+    def create(cls, detector: Detector, **options) -> "DualEncoder":
+        """A new dual encoder on a trained detector, whose weights it takes."""
         model = cls(DualConfig(detector=asdict(detector.config), **options))
         model.hearing.load_state_dict(detector.state_dict())
         return model

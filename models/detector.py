@@ -2,7 +2,7 @@
 
 Audio: the `small` model's log-mel front end and dilated-conv trunk as they are (one vector per 80 ms,
 each seeing about 2.6 s), then a frame-level multi-label head: which sound classes play in each step
-(binary cross-entropy against `training/events.py`'s targets). Decoding turns each class's probabilities
+(binary cross-entropy against `models/events.py`'s targets). Decoding turns each class's probabilities
 into at most one event (a class occurs at most once per clip): steps above a threshold, median-filtered,
 gaps shorter than a few steps closed, and the run with the most probability mass kept. The threshold,
 the filter and the gap are chosen on the validation split after every epoch (by the group accuracy of
@@ -24,8 +24,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..events import steps_of
-from ..files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
+from generation.relations import Event
+
+from .events import steps_of
+from .files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
 from .small import SPECIAL, LogMel, SmallAudioText, SmallConfig
 
 PITCH_RANGE = (0.75, 4 / 3)    # the spectrum's stretch while training (log-uniform)
@@ -59,9 +61,7 @@ class Detected:
 def decode(probabilities: np.ndarray, step_seconds: float, labels, threshold: float, median_steps: int,
            gap_steps: int) -> Detected:
     """A clip's events from its (steps x labels) probabilities (see the module's docstring)."""
-    from scipy.ndimage import binary_closing, label, median_filter
-
-    from generation.relations import Event
+    from scipy.ndimage import binary_closing, label, median_filter   # scipy: imported on use
 
     active = probabilities > threshold
     if median_steps > 1:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..files import DAMAGED_MODEL, read_json, write_json
+from generation.spec import parse_spec
+
 from . import clap, detector, dual, small
+from .files import DAMAGED_MODEL, read_json, write_json
 
 MODEL_FILE = "reasonaudio_model.json"
 KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap, "detector": detector.Detector,
@@ -22,14 +24,16 @@ def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "c
     `labels` when given; `small:?dropout=P`, the text transformer's), `detector` (new, over the train split's sound
     classes `labels`),
     `dual:DETECTOR_DIR[?adapter_layers=N]` (new, hearing through that trained detector) or `clap:PATH_OR_ID`."""
-    from generation.spec import parse_spec
-
     kind, location, options = parse_spec(spec)
     if set(options) - {"dual": {"adapter_layers"}, "small": {"dropout"}}.get(kind, set()):
         raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; dual takes ?adapter_layers=N, small takes "
                          "small:?dropout=P")
     if kind == "dual" and location:
-        return dual.DualEncoder.create(location, **{key: int(value) for key, value in options.items()}).to(device)
+        hearing = load(location)
+        if hearing.kind != "detector":
+            raise ValueError(f"--model dual:{location}: that folder holds a {hearing.kind!r} model; the dual "
+                             "encoder hears through a detector (reasonaudio train --model detector)")
+        return dual.DualEncoder.create(hearing, **{key: int(value) for key, value in options.items()}).to(device)
     if kind == "small" and not location:
         try:
             dropout = float(options.get("dropout", small.SmallConfig.dropout))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .loading import audio_decoder, load_reasonaudio
-from .schema import AUDIO_ROWS_PER_GROUP
-from .streaming import split_queries, streamed_corpus
+from generation.acoustics import DrawRefused, GroupChain, as_condition
+from reasonaudio_dataset.loading import audio_decoder, load_reasonaudio
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
+from reasonaudio_dataset.streaming import split_queries, streamed_corpus
 
 
 class _SharedEpoch:
@@ -33,8 +34,6 @@ def _condition(augment):
     """The acoustic condition `augment` names, checked before any loading; None for none or clean."""
     if augment is None:
         return None
-    from generation.acoustics import as_condition
-
     condition = as_condition(augment)
     return None if condition.clean else condition
 
@@ -62,8 +61,6 @@ def _spans(samples: np.ndarray, rate: int, events) -> list[np.ndarray]:
 def _item(text: str, positive: np.ndarray, negative, rate: int, spans, condition, rng) -> tuple:
     """(text, positive[, negative]) as float32 tensors, under `condition` with one draw for both clips."""
     if condition is not None:
-        from generation.acoustics.chain import DrawRefused, GroupChain
-
         # noise against the quietest annotated stretch of either clip, one draw for both; a draw that
         # would hide an annotated sound or clip either clip leaves the item as it is (its text would no
         # longer be true)

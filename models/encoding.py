@@ -14,55 +14,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
+import torch
+from tqdm.auto import tqdm
 
-if TYPE_CHECKING:   # torch is imported where it is used: the CLI parser imports this module
-    import torch
+from .distributed import distributed
 
 CHUNK = 64
-DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
-
-
-def distributed() -> tuple[int, int]:
-    """(rank, world size) of torch.distributed's process group, else (0, 1)."""
-    import torch
-
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
-        return torch.distributed.get_rank(), torch.distributed.get_world_size()
-    return 0, 1
 
 
 def chunk_size(batch_size: int) -> int:
     """Items per chunk: CHUNK, or a larger batch size rounded up to a multiple of CHUNK (so a chunk holds at
     least one whole batch; chunk boundaries stay on multiples of CHUNK, which the cache files are named by)."""
     return -(-max(CHUNK, batch_size) // CHUNK) * CHUNK
-
-
-def init_distributed(device: str) -> str:
-    """Join the process group a launcher (torchrun, accelerate launch) describes in the environment: gloo
-    on CPU, nccl on CUDA, each rank on its own GPU (LOCAL_RANK). Returns the device this rank uses."""
-    import torch
-
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1 or torch.distributed.is_initialized():
-        return device
-    cuda = torch.device(device).type == "cuda"
-    if cuda:   # one GPU per rank; a launcher that gives each process one visible GPU makes that cuda:0
-        device = f"cuda:{int(os.environ.get('LOCAL_RANK', '0')) % torch.cuda.device_count()}"
-        torch.cuda.set_device(device)
-    torch.distributed.init_process_group("nccl" if cuda else "gloo")
-    return device
-
-
-def close_distributed() -> None:
-    import torch
-
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
-        torch.distributed.destroy_process_group()
 
 
 def cache_folder(root: str | Path | None, identity: str | None, kind: str, sampling_rate: int | None) -> Path | None:
@@ -73,17 +41,14 @@ def cache_folder(root: str | Path | None, identity: str | None, kind: str, sampl
     return Path(root) / hashlib.sha256(key.encode()).hexdigest()[:24] / kind
 
 
-def encode_chunked(count: int, encode_rows: Callable[[range], "torch.Tensor"], cache: Path | None,
+def encode_chunked(count: int, encode_rows: Callable[[range], torch.Tensor], cache: Path | None,
                    what: str, progress: bool = True, size: int = CHUNK, shared: bool = False,
-                   content_key: Callable[[range], str] | None = None) -> "torch.Tensor":
+                   content_key: Callable[[range], str] | None = None) -> torch.Tensor:
     """The (count x width) float32 matrix that `encode_rows(range)` gives chunk by chunk (`size` items each),
     each chunk loaded from `cache` when saved there under `content_key(rows)` (the hash of what the rows
     hold), else encoded and saved. With `shared` (set only by a launcher-run CLI), this rank encodes its
     share of the chunks and every rank gets all of them. The progress bar (rank 0's) counts this rank's
     `what` (queries, clips), cached ones included."""
-    import torch
-    from tqdm.auto import tqdm
-
     rank, world = distributed() if shared else (0, 1)
     mine: dict[int, np.ndarray] = {}
     indices = range(rank, -(-count // size), world)
