@@ -166,6 +166,30 @@ def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
     assert "below its tie" in notes and len(notes.splitlines()) == 4
 
 
+def test_least_busy_counts_named_sounds_then_the_fewest_events_and_is_held_to_the_count_tie():
+    from evaluation.cli import MIN_CELL, _cell_notes
+    from evaluation.systems.bag_of_sounds import count_tie
+    from reasonaudio_metric.functional import score
+
+    data = _tiny_split()
+    scores = open_system("least-busy").similarity(data)
+    assert scores[0].tolist() == pytest.approx([1.998, 1.998, 0.999, 1.997])      # two named sounds, fewest events
+    assert open_system("least-busy:?by=unnamed").similarity(data)[0].tolist() == pytest.approx([2, 2, 1, 1.999])
+    assert count_tie(data).tolist() == [1 / 3, 1 / 3, 1.0]      # in-order ties with its swap and the busy clip
+    with pytest.raises(ValueError, match="by must be one of"):
+        open_system("least-busy:?by=loudness")
+    n = 2 * MIN_CELL                 # least-busy finds every positive where counting ties half: flagged; the
+    queries = {"query_id": [f"q{i}" for i in range(2 * n)], "shape": ["before"] * n + ["overlap"] * n,
+               "task": ["order"] * n + ["overlap"] * n, "depth": [1] * (2 * n),    # other task never: flagged too
+               "candidates": [["p", "n"]] * (2 * n), "positive": ["p"] * (2 * n)}
+    result = score(np.array([[1.0, 0.0]] * n + [[0.0, 1.0]] * n), queries, bootstrap=100, by=("task", "shape", "depth"),
+                   per_query=True)
+    result["per_query"].update({c: queries[c] for c in ("task", "shape", "depth")}, count_tie=[0.5] * (2 * n))
+    notes = "\n".join(_cell_notes({"least-busy": result}))
+    assert f"order (n={n}): least-busy is +50.0 points" in notes and f"overlap (n={n}): least-busy is -50.0" in notes
+    assert "named sounds' count tie" in notes and "below its tie" in notes
+
+
 def test_timeline_features_read_the_envelope():
     from generation.relations import Event
     from evaluation.systems.annotations import TIMELINE_FEATURES, timeline_features

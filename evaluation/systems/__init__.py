@@ -21,6 +21,7 @@ SYSTEMS = {
     "random": "random_baseline",
     "oracle": "oracle",
     "bag-of-sounds": "bag_of_sounds",
+    "least-busy": "least_busy",
     "first-mentioned-first": "first_mentioned_first",
     "shortcut-audit": "shortcut_audit",
     "timeline-rule": "timeline_rule",
