@@ -25,7 +25,7 @@ from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD
 
 from .acoustics import Condition
 from .acoustics.chain import group_chain, inaudible_sounds
-from .bank import SoundBank, build_bank
+from .bank import SoundBank, build_bank, to_pcm16
 from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
 from .phrases import last_phrases
@@ -55,9 +55,11 @@ class Plan:
 
     def __post_init__(self):
         self.clips = [(q, c) for q in self.queries for c in q.candidates]
+        contents = ([recording_digest(to_pcm16(s.samples)) for s in self.bank.sounds]
+                    if is_natural(self.config.source) else None)
         self.fingerprint = fingerprint(self.config.content(), [s.row() for s in self.bank.sounds],
                                        [query_row(q) for q in self.queries],
-                                       {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips})
+                                       {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips}, contents)
 
     @property
     def phrases(self) -> dict[str, str]:
@@ -77,16 +79,26 @@ class Plan:
         return [(data_file(config, self.config.split, i, count), bounds[i], bounds[i + 1]) for i in range(count)]
 
 
-def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]]) -> str:
+def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]],
+                contents: list[str] | None = None) -> str:
     """What a split is, as 16 hex digits: its parameters, its sounds, its queries and every candidate's
-    events. A pure function of table rows, so that `validate` recomputes it from the published files."""
+    events, and in a natural build each recording's content (`contents`, in `sources` order: its clips are
+    the recordings as read, so an edited recording with the same labels is another corpus). A pure function
+    of the published tables, so that `validate` recomputes it from the files."""
     digest = hashlib.sha256(json.dumps(parameters, sort_keys=True).encode())
+    if contents is not None:
+        digest.update(json.dumps(contents).encode())
     digest.update(json.dumps([{k: round(float(s[k]), 3) if k == "duration" else s[k] for k in SOURCE_FIELDS}
                               for s in sources], sort_keys=True).encode())
     for query in queries:
         digest.update(json.dumps({k: query[k] for k in QUERY_FIELDS}, sort_keys=True).encode())
         digest.update(json.dumps([events[c] for c in query["candidates"]], sort_keys=True).encode())
     return digest.hexdigest()[:16]
+
+
+def recording_digest(pcm16: np.ndarray) -> str:
+    """SHA-256 of a sound's 16-bit samples, as `sources` publishes them."""
+    return hashlib.sha256(np.ascontiguousarray(pcm16, dtype="<i2").tobytes()).hexdigest()
 
 
 def other_split_texts(out: Path, split: str) -> frozenset[str]:
