@@ -17,7 +17,7 @@ import numpy as np
 from reasonaudio_metric.functional import (bootstrap_intervals, paired_differences, paired_p_values, task_means,
                                           task_names)
 
-from .report import HEADLINE, PER_QUERY, _percent, _table
+from .report import HEADLINE, PER_QUERY, _percent, _table, unfinished
 
 MATCHED = ("mode", "split", "acoustics")    # settings that change what a score means
 
@@ -40,6 +40,9 @@ def load_run(folder: str | Path) -> Run:
     import pyarrow.parquet as pq
 
     folder = Path(folder)
+    if unfinished(folder):
+        raise ValueError(f"{folder} holds an unfinished set of results (a run stopped while placing "
+                         f"{', '.join(unfinished(folder))}): run its evaluate again with this --out to finish it")
     try:
         record = json.loads((folder / "results.json").read_text())
         metrics = record["metrics"]["average"]
