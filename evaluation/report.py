@@ -32,7 +32,9 @@ def tasks_of(result: dict) -> list[str]:
     return list(result["num_queries"]) + ["average"]
 
 
-def _percent(value: float, interval: tuple[float, float] | None = None) -> str:
+def _percent(value: float | None, interval: tuple[float, float] | None = None) -> str:
+    if value is None:          # a metric no query of the row applies to (hard_negative_pairwise)
+        return "—"
     text = f"{100 * value:.1f}"
     if interval is not None:
         text += f" [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
@@ -61,6 +63,10 @@ def markdown(result: dict, mode: str, title: str) -> str:
                      _percent(result["random"][task][headline])])
     lines = [f"# {title}", "", f"Values in %, with bootstrap 95 % intervals for {headline}; "
              f"random = the expectation of random ranking.", "", *_table(["task", *header], rows)]
+    if "hard_negative_queries" in result:
+        counts = result["hard_negative_queries"]
+        lines += ["", f"hard_negative_pairwise is over the {sum(counts.values())} of {sum(result['num_queries'].values())} "
+                  "queries that have hard negatives (" + ", ".join(f"{t} {n}" for t, n in counts.items()) + ")."]
     if "breakdown" in result:
         by, cells = result["breakdown"]["by"], result["breakdown"]["cells"].values()
         rows = [[*map(str, cell["where"].values()), str(cell["num_queries"]),

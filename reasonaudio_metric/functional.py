@@ -208,7 +208,8 @@ def group_scores(similarity, positive_index: Sequence[int]) -> dict[str, np.ndar
 def hard_negative_scores(similarity, positive_index: Sequence[int], negative_index: Sequence[Sequence[int]]) -> np.ndarray:
     """Per query, the share of its own hard negatives (its minimal pairs) that the positive outscores, a tie
     counting one half (its expectation under random tie-breaking): the pairwise view of NevIR and of
-    hard-negative suppression. Random = 0.5. `negative_index` gives each query's columns (at least one)."""
+    hard-negative suppression. Random = 0.5. `negative_index` gives each query's columns; a query without
+    any (a natural build's recordings may hold no minimal pair for it) scores NaN: not applicable."""
     rows, width = len(positive_index), max(len(n) for n in negative_index)
     index = np.zeros((rows, width), dtype=np.int64)
     present = np.zeros((rows, width), dtype=bool)
@@ -225,21 +226,23 @@ def hard_negative_scores(similarity, positive_index: Sequence[int], negative_ind
         positive = similarity[np.arange(rows), np.asarray(positive_index)][:, None]
         negative = np.take_along_axis(similarity, index, axis=1)
         wins = (positive > negative) + 0.5 * (positive == negative)
-    return (wins * present).sum(axis=1) / present.sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        return (wins * present).sum(axis=1) / present.sum(axis=1)
 
 
 def _hard_negative_index(queries, column_of, what: str):
-    """Each query's hard negatives as columns of the similarity (`column_of(row)`: clip id -> column), or None
-    when the queries do not list them for every query (older builds, hand-made tables): then the metric
-    is left out rather than guessed."""
+    """Each query's hard negatives as columns of the similarity (`column_of(row)`: clip id -> column; an empty
+    list for a query without any: the metric is then over the queries that have them), or None when no query
+    lists any (older builds, hand-made tables): then the metric is left out rather than guessed."""
     try:
         negatives, query_ids = _column(queries, "hard_negatives"), _column(queries, "query_id")
     except ValueError:
         return None
-    if not negatives or not all(negatives):
+    if not any(negatives):
         return None
     index = []
     for row, (query_id, clips) in enumerate(zip(query_ids, negatives)):
+        clips = clips or []
         columns = column_of(row)
         missing = [clip for clip in clips if clip not in columns]
         if missing:
@@ -413,20 +416,37 @@ def task_names(tasks: np.ndarray) -> list[str]:
     return list(dict.fromkeys(tasks.tolist()))
 
 
+def _scored(per_query: np.ndarray, members: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each task's queries that a metric applies to: all of them but its NaNs (hard_negative_pairwise of a
+    query without hard negatives); tasks left without any are left out."""
+    known = ~np.isnan(per_query)
+    if known.all():
+        return members
+    return {t: m[known[m]] for t, m in members.items() if known[m].any()}
+
+
 def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamples: int, seed: int,
-                        confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float]]]:
-    """Percentile intervals of each task mean and of the macro average, resampling queries within tasks."""
+                        confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float] | None]]:
+    """Percentile intervals of each task mean and of the macro average, resampling queries within tasks (a
+    metric that applies to some queries only: those, in a draw of their own; None where none)."""
     rng = np.random.default_rng(seed)
     names = task_names(tasks)
     members = {t: np.flatnonzero(tasks == t) for t in names}
-    draws = {t: members[t][rng.integers(0, len(members[t]), (resamples, len(members[t])))] for t in names}
+
+    def drawn(groups):
+        return {t: m[rng.integers(0, len(m), (resamples, len(m)))] for t, m in groups.items()}
+
+    draws = drawn(members)
     low, high = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
     out: dict[str, dict] = {t: {} for t in names + ["average"]}
     for metric, per_query in values.items():
-        means = {t: per_query[draws[t]].mean(axis=1) for t in names}
-        means["average"] = np.mean([means[t] for t in names], axis=0)
-        for t, m in means.items():
-            out[t][metric] = tuple(float(x) for x in np.percentile(m, [low, high]))
+        scored = _scored(per_query, members)
+        mine = draws if scored is members else drawn(scored)
+        means = {t: per_query[mine[t]].mean(axis=1) for t in scored}
+        if means:
+            means["average"] = np.mean([means[t] for t in scored], axis=0)
+        for t in out:
+            out[t][metric] = tuple(float(x) for x in np.percentile(means[t], [low, high])) if t in means else None
     return out
 
 
@@ -440,11 +460,15 @@ def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarra
     for metric in values:
         diff = values[metric] - baseline[metric]
         signs = rng.choice([-1.0, 1.0], size=(resamples, len(diff)))
-        observed = {t: diff[members[t]].mean() for t in names}
-        flipped = {t: (signs[:, members[t]] * diff[members[t]]).mean(axis=1) for t in names}
-        observed["average"] = np.mean([observed[t] for t in names])
-        flipped["average"] = np.mean([flipped[t] for t in names], axis=0)
+        scored = _scored(diff, members)
+        observed = {t: diff[m].mean() for t, m in scored.items()}
+        flipped = {t: (signs[:, m] * diff[m]).mean(axis=1) for t, m in scored.items()}
+        if scored:
+            observed["average"] = np.mean([observed[t] for t in scored])
+            flipped["average"] = np.mean([flipped[t] for t in scored], axis=0)
         for t in out:
+            out[t][metric] = None
+        for t in observed:
             extreme = np.sum(np.abs(flipped[t]) >= abs(observed[t]) - 1e-12)
             out[t][metric] = float((1 + extreme) / (1 + resamples))
     return out
@@ -469,11 +493,17 @@ def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.nda
     return out
 
 
-def task_means(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
-    """Each metric's mean per task (or any per-query label), and their macro average as "average"."""
+def task_means(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float | None]]:
+    """Each metric's mean per task (or any per-query label), and their macro average as "average"; a metric
+    that applies to some queries only (NaN for the others) is their mean, None where a task has none."""
     names = task_names(tasks)
-    out = {t: {m: float(v[tasks == t].mean()) for m, v in values.items()} for t in names}
-    out["average"] = {m: float(np.mean([out[t][m] for t in names])) for m in values}
+    members = {t: np.flatnonzero(tasks == t) for t in names}
+    out: dict[str, dict] = {t: {} for t in names + ["average"]}
+    for metric, per_query in values.items():
+        scored = _scored(np.asarray(per_query, dtype=np.float64), members)
+        for t in names:
+            out[t][metric] = float(per_query[scored[t]].mean()) if t in scored else None
+        out["average"][metric] = float(np.mean([out[t][metric] for t in scored])) if scored else None
     return out
 
 
@@ -662,10 +692,13 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
 
     values = evaluate_matrix(similarity)
     if HARD_NEGATIVE in values:
-        random = {**random, HARD_NEGATIVE: np.full(len(query_ids), 0.5)}
+        random = {**random, HARD_NEGATIVE: np.where(np.isnan(values[HARD_NEGATIVE]), np.nan, 0.5)}
     result = task_means(values, tasks)
     result["random"] = task_means(random, tasks)
     result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}
+    if HARD_NEGATIVE in values and np.isnan(values[HARD_NEGATIVE]).any():     # say over how many it is
+        result["hard_negative_queries"] = {t: int(np.sum(~np.isnan(values[HARD_NEGATIVE][tasks == t])))
+                                           for t in task_names(tasks)}
     if bootstrap:
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)
     if by != ("task",):
@@ -676,5 +709,6 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         result["p_values"] = paired_p_values(values, evaluate_matrix(baseline_similarity), tasks,
                                              max(bootstrap, 1000), seed)
     if per_query:
-        result["per_query"] = {"query_id": list(query_ids), **{m: v.tolist() for m, v in values.items()}}
+        result["per_query"] = {"query_id": list(query_ids),     # None: a metric that does not apply to the query
+                               **{m: [None if x != x else x for x in v.tolist()] for m, v in values.items()}}
     return result

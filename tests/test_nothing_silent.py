@@ -85,3 +85,82 @@ def test_a_journal_of_an_unfinished_set_survives_other_files_placed_beside_it(tm
     assert json.loads((out / report.JOURNAL).read_text()) == ["per_query.parquet", "results.json"]
     report.place_files(out, {name: (lambda path: path.write_text("y")) for name in ("results.json", "per_query.parquet")})
     assert not (out / report.JOURNAL).exists()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_compare_refuses_a_score_that_is_not_a_number_naming_the_file(small_corpus, tmp_path, capsys, bad):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    evaluate = ["evaluate", "--data", str(small_corpus), "--bootstrap", "0", "--quiet"]
+    for name in ("a", "b"):
+        assert main([*evaluate, "--model", "random", "--out", str(tmp_path / name)]) == 0
+    per_query = tmp_path / "b" / "per_query.parquet"
+    table = pq.read_table(per_query)
+    accuracy = table.column("accuracy").to_pylist()
+    table = table.set_column(table.column_names.index("accuracy"), "accuracy", pa.array([bad] + accuracy[1:]))
+    pq.write_table(table, per_query)
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "cmp")]) == 2
+    err = capsys.readouterr().err
+    assert str(per_query) in err and "accuracy" in err and len(err.strip().splitlines()) == 1
+
+
+def _queries(hard_negatives):
+    n = len(hard_negatives)
+    return {"query_id": [f"q{i}" for i in range(n)], "task": ["order", "negation"] * (n // 2),
+            "candidates": [[f"c{i}-{j}" for j in range(4)] for i in range(n)],
+            "positive": [f"c{i}-0" for i in range(n)],
+            "hard_negatives": [[f"c{i}-{j}" for j in negatives] for i, negatives in enumerate(hard_negatives)]}
+
+
+def test_hard_negative_pairwise_is_scored_over_the_queries_that_have_them_saying_how_many():
+    from reasonaudio_metric.functional import HARD_NEGATIVE, score
+
+    rng = np.random.default_rng(0)
+    similarity = rng.normal(size=(8, 4))
+    every = [[1], [1, 2], [3], [2], [1, 3], [2], [3], [1]]
+    full = score(similarity, _queries(every), bootstrap=50, per_query=True)
+    assert "hard_negative_queries" not in full                       # every query has them: as before
+    some = [n if i not in (0, 3) else [] for i, n in enumerate(every)]
+    partial = score(similarity, _queries(some), bootstrap=50, per_query=True, baseline_similarity=-similarity,
+                    by=("task", "query_id"))
+    assert partial["hard_negative_queries"] == {"order": 3, "negation": 3}
+    kept = [i for i in range(8) if i not in (0, 3)]
+    by_query = dict(zip(full["per_query"]["query_id"], full["per_query"][HARD_NEGATIVE]))
+    for task in ("order", "negation"):
+        mine = [by_query[f"q{i}"] for i in kept if _queries(every)["task"][i] == task]
+        assert partial[task][HARD_NEGATIVE] == pytest.approx(np.mean(mine))
+        assert partial[task]["accuracy"] == full[task]["accuracy"]       # the other metrics keep every query
+        low, high = partial["intervals"][task][HARD_NEGATIVE]
+        assert 0 <= low <= high <= 1 and 0 <= partial["p_values"][task][HARD_NEGATIVE] <= 1
+    assert partial["per_query"][HARD_NEGATIVE][0] is None and partial["breakdown"]["cells"]["order/query_id=q0"][
+        HARD_NEGATIVE] is None
+    json.dumps(partial, allow_nan=False)                                  # no NaN reaches a results.json
+    none = score(similarity, _queries([[]] * 8), bootstrap=0)
+    assert HARD_NEGATIVE not in none["average"]
+
+
+def test_a_build_where_some_queries_have_no_hard_negative_still_scores_and_compares_them(small_corpus, tmp_path,
+                                                                                       capsys):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    build = Path(shutil.copytree(small_corpus, tmp_path / "build"))
+    path = next((build / "queries").glob("*.parquet"))
+    table = pq.read_table(path)
+    negatives = table.column("hard_negatives").to_pylist()
+    table = table.set_column(table.column_names.index("hard_negatives"), "hard_negatives",
+                             pa.array([[]] + negatives[1:], type=table.schema.field("hard_negatives").type))
+    pq.write_table(table, path)
+    for model in ("oracle", "random"):
+        assert main(["evaluate", "--data", str(build), "--model", model, "--bootstrap", "20", "--quiet",
+                     "--out", str(tmp_path / model)]) == 0
+    printed = capsys.readouterr().out
+    assert f"hard_negative_pairwise is over the {len(negatives) - 1} of {len(negatives)} queries" in printed
+    metrics = json.loads((tmp_path / "oracle" / "results.json").read_text())["metrics"]
+    assert metrics["average"]["hard_negative_pairwise"] == 1.0
+    assert main(["compare", str(tmp_path / "oracle"), str(tmp_path / "random"), "--bootstrap", "20",
+                 "--out", str(tmp_path / "cmp")]) == 0
