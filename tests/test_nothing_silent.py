@@ -2,6 +2,7 @@
 test makes; the kills are injected at the file move (a move that raises), not sent as signals."""
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -164,3 +165,39 @@ def test_a_build_where_some_queries_have_no_hard_negative_still_scores_and_compa
     assert metrics["average"]["hard_negative_pairwise"] == 1.0
     assert main(["compare", str(tmp_path / "oracle"), str(tmp_path / "random"), "--bootstrap", "20",
                  "--out", str(tmp_path / "cmp")]) == 0
+
+
+def _training_build(out, seed):
+    from generation.pipeline import generate
+
+    from .conftest import small_config
+
+    shutil.rmtree(out, ignore_errors=True)
+    for split in ("validation", "train"):
+        generate(small_config(out, split=split, source="synthetic:?variants=30", queries_per_task=3, seed=seed))
+
+
+@pytest.mark.parametrize("finished", [False, True])
+def test_train_never_resumes_onto_data_regenerated_at_the_same_path(tmp_path, monkeypatch, capsys, finished):
+    """Killed after epoch 1 (or finished), the data regenerated with another seed at the same --data: the
+    same command is refused by name, not continued (or its old score reprinted) on the new data."""
+    from training import loop
+
+    data, out = tmp_path / "data", tmp_path / "model"
+    _training_build(data, seed=1)
+    command = ["train", "--data", str(data), "--out", str(out), "--epochs", "2", "--max-steps", "1",
+               "--batch-size", "4", "--quiet"]
+    if finished:
+        assert main(command) == 0
+    else:
+        killed_after(monkeypatch, loop, "_validate", calls=1)
+        with pytest.raises(KeyboardInterrupt):
+            main(command)
+        monkeypatch.undo()
+    before = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    _training_build(data, seed=2)
+    capsys.readouterr()
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert "other data" in err and str(data) in err and len(err.strip().splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before     # nothing lost
