@@ -201,3 +201,34 @@ def test_train_never_resumes_onto_data_regenerated_at_the_same_path(tmp_path, mo
     err = capsys.readouterr().err
     assert "other data" in err and str(data) in err and len(err.strip().splitlines()) == 1
     assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before     # nothing lost
+
+
+@pytest.mark.parametrize("transforms, refused", [
+    ([{"AddGaussianSNR": {"min_snr_db": 0, "max_snr_db": 0}}] * 30, True),
+    ([{"AddGaussianSNR": {"min_snr_db": 3.02, "max_snr_db": 10}}, {"AddColorNoise": {"min_snr_db": 3.02, "max_snr_db": 10}}],
+     False),                                                                    # just above 0 dB together
+    ([{"AddGaussianSNR": {"min_snr_db": 2, "max_snr_db": 10}}, {"AddColorNoise": {"min_snr_db": 2, "max_snr_db": 10}}],
+     True),
+    ([{"OneOf": {"transforms": [{"AddGaussianSNR": {"min_snr_db": 0, "max_snr_db": 0}}] * 30}}], False),
+    ([{"SomeOf": {"num_transforms": [1, 2], "transforms": [{"AddGaussianSNR": {"min_snr_db": 1, "max_snr_db": 1}}] * 5}}],
+     True),
+    ([{"AddGaussianSNR": {"min_snr_db": 0, "max_snr_db": 0, "p": 0.0}}] * 30 + [{"Gain": {"min_gain_db": 0, "max_gain_db": 0}}],
+     False),
+])
+def test_chained_noise_is_judged_as_the_noise_of_the_whole_chain(tmp_path, capsys, transforms, refused):
+    """30 x AddGaussianSNR at 0 dB gave clips at -12 to -18 dB SNR; every noise of a chain that can play
+    together is summed (each at its lowest SNR), and the total must stay at the rules' floor."""
+    pytest.importorskip("audiomentations")
+    from generation.acoustics.spec import ConditionError, load_condition
+
+    path = tmp_path / "stacked.yaml"
+    path.write_text(json.dumps({"name": "stacked", "transforms": transforms}))        # JSON is YAML, without aliases
+    if not refused:
+        load_condition(str(path))
+        return
+    with pytest.raises(ConditionError, match="together"):
+        load_condition(str(path))
+    assert main(["generate", "--out", str(tmp_path / "out"), "--acoustics", str(path), "--queries-per-task", "1",
+                 "--sample-rate", "16000", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "stacked.yaml" in err and "together" in err and len(err.strip().splitlines()) == 1
