@@ -232,3 +232,26 @@ def test_chained_noise_is_judged_as_the_noise_of_the_whole_chain(tmp_path, capsy
                  "--sample-rate", "16000", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "stacked.yaml" in err and "together" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("damage", ["deleted", "extra", "rows"])
+def test_evaluate_on_a_folder_with_a_deleted_or_extra_shard_names_the_file(small_corpus, tmp_path, capsys, damage):
+    import pyarrow.parquet as pq
+
+    build = Path(shutil.copytree(small_corpus, tmp_path / "build"))
+    shards = sorted((build / "corpus").glob("test-*.parquet"))
+    assert len(shards) > 1
+    if damage == "rows":                       # the same files, rows dropped: the card's split sizes differ
+        path = next((build / "qrels").glob("*.parquet"))
+        table = pq.read_table(path)
+        pq.write_table(table.slice(0, table.num_rows - 3), path)
+        named = "qrels table"
+    elif damage == "deleted":
+        shards[-1].unlink()
+        named = shards[-1].name
+    else:
+        named = "test-00009-of-00009.parquet"
+        shutil.copy(shards[0], build / "corpus" / named)
+    assert main(["evaluate", "--data", str(build), "--model", "oracle", "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert named in err and "validate" in err and len(err.strip().splitlines()) == 1
