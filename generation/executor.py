@@ -6,7 +6,8 @@ its one file (the `--num-shards` machinery, a shard per file) in a scratch folde
 the file's bytes through the object store; the driver stages each file as it arrives (progress by clips)
 and finalises the split, writing the card. Nothing needs to be shared with the nodes: no source, no
 folder. A task whose worker dies is run again by Ray (`max_retries`); a driver killed mid-run resumes from
-the files already staged, like a local run. Files are byte-identical to a local build's: which clips a
+the files already staged, like a local run, and a local cluster it started goes with it on any exit, a
+kill -9 included (`reaper`: Ray's own fate sharing leaves its dashboard and runtime-env agents behind). Files are byte-identical to a local build's: which clips a
 file holds and every clip's audio are functions of the plan alone.
 
 Why Ray: it is the engine audio and ML teams already run for data pipelines and training (Ray Data,
@@ -16,6 +17,9 @@ imported only when `--executor ray` is given.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +30,7 @@ from .config import GenerateConfig
 
 RETRIES = 3           # runs of a task whose worker died, after the first
 LOCAL, RAY = "local", "ray"
+REAP_SECONDS = 5      # how long a cluster's process has to end on SIGTERM before it is killed
 
 
 def parse_executor(text: str) -> tuple[str, str | None]:
@@ -65,7 +70,8 @@ def generate_on_ray(config: GenerateConfig, address: str | None, task=render_fil
             if locate(out, relative, plan.fingerprint) is None]
     started = not ray.is_initialized()
     if started:
-        ray.init(address=address, num_cpus=config.workers if address is None else None, log_to_driver=False)
+        context = ray.init(address=address, num_cpus=config.workers if address is None else None, log_to_driver=False)
+        reaper = start_reaper(context.address_info["session_dir"]) if address is None else None
     try:
         remote = ray.remote(num_cpus=1, max_retries=RETRIES)(task)
         shipped = ray.put(plan)            # once, to every node: the plan and its sound bank
@@ -85,5 +91,47 @@ def generate_on_ray(config: GenerateConfig, address: str | None, task=render_fil
     finally:
         if started:
             ray.shutdown()
+            if reaper is not None:
+                reaper.stdin.close()           # the reaper ends what shutdown left behind
     record["complete"] = finalize(out, config.split)
     return record
+
+
+def start_reaper(session: str) -> subprocess.Popen:
+    """A process of its own session that waits until this one closes its stdin or dies (kill -9 included),
+    then ends the local cluster this run started: every process holding a file of its Ray `session` folder
+    (its logs; Ray's agents rename themselves, so neither name nor environment tells them)."""
+    return subprocess.Popen([sys.executable, "-m", "generation.executor", session], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def reap(session: str) -> None:
+    """The reaper's work (`start_reaper`): SIGTERM, then SIGKILL after REAP_SECONDS (Ray's agents ignore
+    SIGTERM), for every process holding a file under the `session` folder."""
+    import ray  # noqa: F401 - puts the psutil Ray ships on the path
+    import psutil
+
+    sys.stdin.buffer.read()                    # returns once the driver closed it or died
+    inside = os.path.join(session, "")
+
+    def holds(process) -> bool:
+        try:
+            return process.pid != os.getpid() and any(f.path.startswith(inside) for f in process.open_files())
+        except psutil.Error:
+            return False
+
+    cluster = [process for process in psutil.process_iter() if holds(process)]
+    for process in cluster:
+        try:
+            process.terminate()
+        except psutil.Error:
+            pass
+    for process in psutil.wait_procs(cluster, timeout=REAP_SECONDS)[1]:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+
+
+if __name__ == "__main__":
+    reap(sys.argv[1])

@@ -19,6 +19,8 @@ import numpy as np
 
 DEPTH = 100             # corpus metrics look at the top 100 (MAP@100); nDCG, recall and hit at 10 or less
 HARD_NEGATIVE = "hard_negative_pairwise"   # share of its own hard negatives the positive outscores (random 0.5)
+MAX_RESAMPLES = 100_000  # bootstrap resamples: a 95 % interval is stable to 0.1 point long before
+MAX_DRAWS = 2 ** 27      # resamples x queries drawn at once (1 GB of indices): the memory a bootstrap may take
 _THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
@@ -49,10 +51,39 @@ def _column(table, name: str) -> list:
     return _arrow_column(table, name).to_pylist()
 
 
-def check_count(name: str, value, minimum: int) -> None:
-    """An integer parameter (a count: resamples, batch size) of at least `minimum`, or a one-line error."""
+def check_count(name: str, value, minimum: int, maximum: int | None = None) -> None:
+    """An integer parameter (a count: resamples, batch size, a seed) of at least `minimum` (and at most
+    `maximum`), or a one-line error."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {value:,}")
+
+
+def check_resamples(name: str, resamples: int, queries: int | None = None) -> None:
+    """A number of bootstrap or randomization resamples: at most MAX_RESAMPLES, and (given the queries) at
+    most what MAX_DRAWS of memory draws at once."""
+    check_count(name, resamples, 0, MAX_RESAMPLES)
+    if queries and resamples * queries > MAX_DRAWS:
+        raise ValueError(f"{name}: {resamples:,} resamples of {queries:,} queries would draw {resamples * queries:.2g} "
+                         f"indices at once (several GB); use at most {MAX_DRAWS // queries:,} resamples")
+
+
+def _one_per_query(columns: dict[str, list], what: str) -> None:
+    """Every column of a table holds one value per row: unequal columns would be paired wrongly."""
+    lengths = {name: len(values) for name, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        first, *others = lengths.items()
+        odd = next((name, n) for name, n in others if n != first[1])
+        raise ValueError(f"{what}: {odd[0]} has {odd[1]} value(s), {first[0]} {first[1]}: every column holds one "
+                         "value per row")
+
+
+def _clip_ids(value, what: str, query_id) -> list:
+    """A query's list of clip ids (its candidates, its hard negatives); a bare string is a slip."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise ValueError(f"query {query_id!r}: its {what} must be a list of clip ids, got {value!r}")
+    return list(value)
 
 
 def check_confidence(confidence) -> None:
@@ -241,8 +272,9 @@ def _hard_negative_index(queries, column_of, what: str):
     if not any(negatives):
         return None
     index = []
+    _one_per_query({"query_id": query_ids, "hard_negatives": negatives}, "queries")
     for row, (query_id, clips) in enumerate(zip(query_ids, negatives)):
-        clips = clips or []
+        clips = _clip_ids(clips or [], "hard_negatives", query_id)
         columns = column_of(row)
         missing = [clip for clip in clips if clip not in columns]
         if missing:
@@ -429,6 +461,8 @@ def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamp
                         confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float] | None]]:
     """Percentile intervals of each task mean and of the macro average, resampling queries within tasks (a
     metric that applies to some queries only: those, in a draw of their own; None where none)."""
+    check_resamples("resamples", resamples, len(tasks))
+    check_count("seed", seed, 0)
     rng = np.random.default_rng(seed)
     names = task_names(tasks)
     members = {t: np.flatnonzero(tasks == t) for t in names}
@@ -453,6 +487,8 @@ def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamp
 def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarray], tasks: np.ndarray,
                     resamples: int, seed: int) -> dict[str, dict[str, float]]:
     """Two-sided paired randomization test (sign flips of per-query differences), per task and average."""
+    check_resamples("resamples", resamples, len(tasks))
+    check_count("seed", seed, 0)
     rng = np.random.default_rng(seed)
     names = task_names(tasks)
     members = {t: np.flatnonzero(tasks == t) for t in names}
@@ -480,7 +516,7 @@ def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.nda
     macro average, with paired bootstrap intervals: one resample of queries (within tasks) serves both, so
     the interval is of the difference, not of two independent means. E.g. a model under a noisy condition
     against itself on the clean clips. Returns {"difference": {task: {metric: d}}, "intervals": ...}."""
-    check_count("resamples", resamples, 0)
+    check_resamples("resamples", resamples, len(tasks))
     check_confidence(confidence)
     tasks = np.asarray(tasks)
     difference = {metric: np.asarray(values[metric], dtype=np.float64) - np.asarray(baseline[metric], dtype=np.float64)
@@ -532,6 +568,11 @@ def _breakdown_cells(queries, by: tuple[str, ...]) -> tuple[np.ndarray, dict[str
         columns = {c: _column(queries, c) for c in by}
     except ValueError as error:
         raise ValueError(f"cannot break down by {by}: {error}") from None
+    for c, values in columns.items():
+        odd = next((v for v in values if isinstance(v, (list, dict, np.ndarray))), None)
+        if odd is not None:
+            raise ValueError(f"cannot break down by {c!r}: its values are {type(odd).__name__}s, not one value per "
+                             "query (a task, a depth, a shape)")
     rank = {c: {v: i for i, v in enumerate(_levels(values))} for c, values in columns.items()}
     rows = list(zip(*columns.values()))
     cells = {}
@@ -557,12 +598,16 @@ def _breakdown(values: dict[str, np.ndarray], random: dict[str, np.ndarray], cel
 def _group_inputs(queries, similarity):
     query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
     candidates, positives = _column(queries, "candidates"), _column(queries, "positive")
+    _one_per_query({"query_id": query_ids, "task": tasks, "candidates": candidates, "positive": positives}, "queries")
     _check_ids(query_ids, "query_id")
     similarity = _check_matrix(similarity, len(query_ids), None, "one row per query, one column per candidate")
     width = similarity.shape[1]
     positive_index = []
     for query_id, group, positive in zip(query_ids, candidates, positives):
-        group = list(group)
+        group = _clip_ids(group, "candidates", query_id)
+        if len(set(group)) != len(group):
+            twice = next(c for c in group if group.count(c) > 1)
+            raise ValueError(f"query {query_id!r} lists candidate {twice!r} twice")
         if len(group) != width:
             raise ValueError(f"query {query_id!r} has {len(group)} candidates but similarity has {width} columns")
         if positive not in group:
@@ -576,7 +621,12 @@ def _positions(values, index: list, what: str, source: str = "qrels") -> np.ndar
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    found = pc.index_in(values, value_set=pa.array(index))
+    try:
+        found = pc.index_in(values, value_set=pa.array(index))
+    except (pa.ArrowException, TypeError):
+        kinds = sorted({type(v).__name__ for v in index})
+        raise ValueError(f"{source} name {what}s as {values.type}, the corpus ids are {'/'.join(kinds)}: give "
+                         f"corpus ids of the same kind as the {source}' ids (text)") from None
     if found.null_count:
         unknown = pc.filter(values, pc.is_null(found)).to_pylist()[:3]
         raise ValueError(f"{source} name {found.null_count} unknown {what}(s), e.g. {unknown}")
@@ -616,6 +666,8 @@ def parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
 
 def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
     query_ids, tasks, corpus_ids = _column(queries, "query_id"), _column(queries, "task"), list(corpus_ids)
+    _one_per_query({"query_id": query_ids, "task": tasks}, "queries")
+    _one_per_query({c: _arrow_column(qrels, c) for c in ("query_id", "clip_id", "score")}, "qrels")
     _check_ids(query_ids, "query_id")
     _check_ids(corpus_ids, "corpus id")
     value = np.asarray(_arrow_column(qrels, "score").to_numpy(zero_copy_only=False))
@@ -652,7 +704,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     ("negation/depth=2") with its query count, metrics, random baseline and intervals; the headline
     (per task, macro average) is unchanged.
     """
-    check_count("bootstrap", bootstrap, 0)
+    check_resamples("bootstrap", bootstrap)
+    check_count("seed", seed, 0)
     check_confidence(confidence)
     by = _check_by(by)
     if by != ("task",):

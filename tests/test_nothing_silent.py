@@ -255,3 +255,40 @@ def test_evaluate_on_a_folder_with_a_deleted_or_extra_shard_names_the_file(small
     assert main(["evaluate", "--data", str(build), "--model", "oracle", "--out", str(tmp_path / "run"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert named in err and "validate" in err and len(err.strip().splitlines()) == 1
+
+
+def _small_queries():
+    return {"query_id": ["a", "b"], "task": ["order", "order"], "candidates": [["x", "y"], ["z", "w"]],
+            "positive": ["x", "z"]}
+
+
+QRELS = {"query_id": ["a", "b"], "clip_id": ["x", "z"], "score": [1, 1]}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda score: score(np.zeros((2, 2)), {**_small_queries(), "task": ["order"]}), "task has 1 value"),
+    (lambda score: score(np.zeros((2, 2)), _small_queries(), by=("task", "candidates")), "candidates"),
+    (lambda score: score(np.zeros((2, 4)), _small_queries(), [1, 2, 3, 4], QRELS), "corpus id"),
+    (lambda score: score(np.zeros((2, 2)), _small_queries(), seed="x"), "seed"),
+    (lambda score: score(np.zeros((2, 2)), _small_queries(), seed=-1), "seed"),
+    (lambda score: score(np.zeros((2, 2)), _small_queries(), bootstrap=10 ** 12), "bootstrap"),
+    (lambda score: score(np.zeros((2, 2)), {**_small_queries(), "candidates": [["x", "x"], ["z", "w"]]}),
+     "candidate 'x' twice"),
+    (lambda score: score(np.zeros((2, 2)), {**_small_queries(), "candidates": ["xy", "zw"]}), "list of clip ids"),
+    (lambda score: score(np.zeros((2, 2)), {**_small_queries(), "hard_negatives": ["y", "w"]}), "list of clip ids"),
+    (lambda score: score(np.zeros((2, 4)), _small_queries(), ["x", "y", "z", "w"], {**QRELS, "clip_id": ["x"]}),
+     "clip_id has 1 value"),
+])
+def test_the_metric_refuses_bad_input_with_a_value_error_naming_it(call, message):
+    from reasonaudio_metric.functional import score
+
+    with pytest.raises(ValueError, match=message):
+        call(score)
+
+
+def test_the_bootstrap_is_bounded_by_the_memory_it_draws():
+    from reasonaudio_metric.functional import MAX_RESAMPLES, bootstrap_intervals
+
+    tasks = np.array(["order"] * 2000)
+    with pytest.raises(ValueError, match="resamples"):
+        bootstrap_intervals({"accuracy": np.zeros(2000)}, tasks, MAX_RESAMPLES, 0)
