@@ -292,3 +292,57 @@ def test_the_bootstrap_is_bounded_by_the_memory_it_draws():
     tasks = np.array(["order"] * 2000)
     with pytest.raises(ValueError, match="resamples"):
         bootstrap_intervals({"accuracy": np.zeros(2000)}, tasks, MAX_RESAMPLES, 0)
+
+
+def _refused(capsys, argv, *named):
+    """`argv` ends in one line naming each of `named`, exit 2, before any work (quickly, nothing written)."""
+    import time
+
+    start = time.time()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert all(name in err for name in named), err
+    return time.time() - start
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["generate", "--seed", "-1"], ["seed"]),
+    (["evaluate", "--model", "oracle", "--seed", "-1"], ["--seed"]),
+    (["evaluate", "--model", "oracle", "--bootstrap", str(10 ** 12)], ["--bootstrap"]),
+    (["evaluate", "--model", "random:?seed=abc"], ["seed", "'abc'"]),
+    (["evaluate", "--model", "shortcut-audit:?workers=two"], ["workers", "'two'"]),
+    (["evaluate", "--model", "listwise-audit:?seed=-3"], ["seed", "'-3'"]),
+])
+def test_a_bad_number_is_one_line_naming_its_option(small_corpus, tmp_path, capsys, argv, named):
+    where = ["--out", str(tmp_path / "out")] + (["--data", str(small_corpus)] if argv[0] == "evaluate" else
+                                               ["--queries-per-task", "1", "--sample-rate", "16000"])
+    assert _refused(capsys, [*argv, *where, "--quiet"], *named) < 30
+    assert not (tmp_path / "out").exists()
+
+
+def test_compare_checks_its_numbers_first(tmp_path, capsys):
+    for option, value in (("--seed", "-1"), ("--bootstrap", str(10 ** 12))):
+        _refused(capsys, ["compare", "a", "b", option, value, "--out", str(tmp_path / "cmp")], option)
+    assert not (tmp_path / "cmp").exists()
+
+
+def test_dual_with_a_bad_option_value_names_it(training_splits, tmp_path, capsys):
+    assert main(["train", "--data", str(training_splits), "--out", str(tmp_path / "m"), "--model",
+                 f"dual:{tmp_path}?adapter_layers=x", "--quiet"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]         # after datasets' own progress lines
+    assert "adapter_layers" in error and "'x'" in error and "invalid literal" not in error
+
+
+@pytest.mark.parametrize("content", ["not json\n", "[1, 2]\n", '{"clip_id": "a", "caption": 3}\n', b"\xff\xfe\x00"])
+def test_a_bad_captions_file_is_one_line_naming_it(small_corpus, tmp_path, capsys, content):
+    from evaluation.systems.two_stage import read_captions
+
+    path = tmp_path / "captions.jsonl"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ValueError, match="captions.jsonl"):
+        read_captions(str(path), {"clip_id": ["a"], "caption": ["x"]})
+
+
+def test_publish_refuses_a_repo_id_that_is_none_before_validating(small_corpus, capsys):
+    _refused(capsys, ["publish", str(small_corpus), "--repo-id", "not a repo", "--dry-run"], "--repo-id", "not a repo")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import torch
 
+from generation.spec import integer_option
+
 from .base import System
 
 
@@ -17,4 +19,4 @@ class RandomScores(System):
 
 def build(location: str = "", seed: str = "0", device: str = "cpu") -> RandomScores:
     """uniform random scores: random or random:?seed=1."""
-    return RandomScores(int(seed))
+    return RandomScores(integer_option("random", "seed", seed))

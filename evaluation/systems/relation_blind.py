@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from generation.spec import integer_option
+
 from .annotations import clip_events, mentioned_labels, query_atoms
 from .base import EvalData
 from .learned import GroupAdversary, group_columns
@@ -102,4 +104,4 @@ class RelationBlind(GroupAdversary):
 
 def build(location: str = "", train: str | None = None, seed: str = "0", device: str = "cpu") -> RelationBlind:
     """knows which sounds the query names, not what it says of them: trained on a train split (?train=DIR)."""
-    return RelationBlind(train, int(seed))
+    return RelationBlind(train, integer_option("relation-blind", "seed", seed))

@@ -22,14 +22,15 @@ def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "c
     `labels` when given; `small:?dropout=P`, the text transformer's), `detector` (new, over the train split's sound
     classes `labels`),
     `dual:DETECTOR_DIR[?adapter_layers=N]` (new, hearing through that trained detector) or `clap:PATH_OR_ID`."""
-    from generation.spec import parse_spec
+    from generation.spec import integer_option, parse_spec
 
     kind, location, options = parse_spec(spec)
     if set(options) - {"dual": {"adapter_layers"}, "small": {"dropout"}}.get(kind, set()):
         raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; dual takes ?adapter_layers=N, small takes "
                          "small:?dropout=P")
     if kind == "dual" and location:
-        return dual.DualEncoder.create(location, **{key: int(value) for key, value in options.items()}).to(device)
+        return dual.DualEncoder.create(location, **{key: integer_option(f"--model {spec!r}", key, value)
+                                                     for key, value in options.items()}).to(device)
     if kind == "small" and not location:
         try:
             dropout = float(options.get("dropout", small.SmallConfig.dropout))
