@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reasonaudio_metric.functional import check_count, paired_differences, task_means
+from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
 
 from .compare import compare, markdown, plot
 from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, claimed_out, place_files,
@@ -119,7 +119,8 @@ COMPARE_FILES = ("compare.md", "compare.json", "compare.png")
 
 
 def run_compare(args) -> int:
-    check_count("--bootstrap", args.bootstrap, 0)
+    check_resamples("--bootstrap", args.bootstrap)
+    check_count("--seed", args.seed, 0)
     with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) as out:
         comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
         text = markdown(comparison)
@@ -150,7 +151,7 @@ def run_evaluate(args) -> int:
     from .runner import check_settings, run, run_conditions
     from .systems import EmbeddingSystem, EvalData
 
-    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True)
+    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True, seed=args.seed)
     writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
     with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else contextlib.nullcontext():
         device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them

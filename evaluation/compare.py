@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from reasonaudio_metric.functional import (bootstrap_intervals, paired_differences, paired_p_values, task_means,
-                                          task_names)
+from reasonaudio_metric.functional import (HARD_NEGATIVE, bootstrap_intervals, paired_differences, paired_p_values,
+                                          task_means, task_names)
 
-from .report import HEADLINE, PER_QUERY, _percent, _table
+from .report import HEADLINE, PER_QUERY, _percent, _table, unfinished
 
 MATCHED = ("mode", "split", "acoustics")    # settings that change what a score means
 
@@ -40,6 +40,9 @@ def load_run(folder: str | Path) -> Run:
     import pyarrow.parquet as pq
 
     folder = Path(folder)
+    if unfinished(folder):
+        raise ValueError(f"{folder} holds an unfinished set of results (a run stopped while placing "
+                         f"{', '.join(unfinished(folder))}): run its evaluate again with this --out to finish it")
     try:
         record = json.loads((folder / "results.json").read_text())
         metrics = record["metrics"]["average"]
@@ -56,7 +59,25 @@ def load_run(folder: str | Path) -> Run:
     wanted = [c for c in table.column_names if c in metrics or c in ("query_id", "task", "depth", "shape")]
     columns = {c: np.asarray(table.column(c).to_pylist(), dtype=object if c in ("query_id", "task", "shape") else None)
                for c in wanted}
+    for metric in (c for c in wanted if c in metrics):
+        columns[metric] = _scores(folder / PER_QUERY, metric, columns[metric], columns.get("query_id"))
     return Run(folder.name, folder, record, columns)
+
+
+def _scores(path: Path, metric: str, values: np.ndarray, query_ids) -> np.ndarray:
+    """A metric's per-query values as numbers, each finite; null only where the metric does not apply
+    (hard_negative_pairwise of a query without hard negatives: NaN here, left out of its means)."""
+    try:
+        numbers = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: {metric} holds values that are not numbers") from None
+    not_applicable = np.array([v is None and metric == HARD_NEGATIVE for v in values], dtype=bool)
+    bad = np.flatnonzero(~np.isfinite(numbers) & ~not_applicable)
+    if len(bad):
+        where = f"query {query_ids[bad[0]]!r}" if query_ids is not None else f"row {bad[0]}"
+        raise ValueError(f"{path}: {metric} of {where} is {values[bad[0]]} ({len(bad)} value(s) not a finite number); "
+                         "a score must be a number: evaluate that run again")
+    return numbers
 
 
 def check_comparable(runs: list[Run]) -> None:

@@ -34,7 +34,9 @@ def tasks_of(result: dict) -> list[str]:
     return list(result["num_queries"]) + ["average"]
 
 
-def _percent(value: float, interval: tuple[float, float] | None = None) -> str:
+def _percent(value: float | None, interval: tuple[float, float] | None = None) -> str:
+    if value is None:          # a metric no query of the row applies to (hard_negative_pairwise)
+        return "—"
     text = f"{100 * value:.1f}"
     if interval is not None:
         text += f" [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
@@ -63,6 +65,10 @@ def markdown(result: dict, mode: str, title: str) -> str:
                      _percent(result["random"][task][headline])])
     lines = [f"# {title}", "", f"Values in %, with bootstrap 95 % intervals for {headline}; "
              f"random = the expectation of random ranking.", "", *_table(["task", *header], rows)]
+    if "hard_negative_queries" in result:
+        counts = result["hard_negative_queries"]
+        lines += ["", f"hard_negative_pairwise is over the {sum(counts.values())} of {sum(result['num_queries'].values())} "
+                  "queries that have hard negatives (" + ", ".join(f"{t} {n}" for t, n in counts.items()) + ")."]
     if "breakdown" in result:
         by, cells = result["breakdown"]["by"], result["breakdown"]["cells"].values()
         rows = [[*map(str, cell["where"].values()), str(cell["num_queries"]),
@@ -192,6 +198,12 @@ def check_out(out: str | Path, data: str, written: Sequence[str], overwrite: boo
         raise FileExistsError(f"{out / clash[0]} already exists; choose another --out or pass --overwrite")
 
 
+def unfinished(out: str | Path) -> list[str]:
+    """The files a killed run was placing in `out` (its journal lists them): until a run finishes them, the
+    folder holds a mix of two runs' files, which nothing may read as one run."""
+    return _journal(Path(out)) if (Path(out) / JOURNAL).exists() else []
+
+
 def _journal(out: Path) -> list[str]:
     try:
         names = json.loads((out / JOURNAL).read_text())
@@ -243,17 +255,22 @@ def _lock(out: Path) -> int:
 
 
 def place_files(out: Path, writers: dict[str, Callable[[Path], None]]) -> None:
-    """Write every file into a staging folder, then move them into `out` (results.json last, so a folder with
-    a results.json holds a complete set); a journal names the files being moved, so that a run killed
-    between two moves is rerun as its own files, not refused as a user's."""
+    """Write every file into a staging folder, then move them into `out` (results.json last); a journal names
+    the files being moved, so that a run killed between two moves is rerun as its own files, not refused as
+    a user's, and its mixed set is never read as a run (`unfinished`). Names of an earlier killed run that
+    this one does not place stay in the journal."""
     staging = Path(tempfile.mkdtemp(dir=out, prefix=STAGING))
     try:
         for name, write in writers.items():
             write(staging / name)
-        (out / JOURNAL).write_text(json.dumps(sorted(writers)))
+        others = [name for name in unfinished(out) if name not in writers]
+        (out / JOURNAL).write_text(json.dumps(sorted([*writers, *others])))
         for name in sorted(writers, key=lambda name: name == "results.json"):
             os.replace(staging / name, out / name)
-        (out / JOURNAL).unlink()
+        if others:
+            (out / JOURNAL).write_text(json.dumps(others))
+        else:
+            (out / JOURNAL).unlink()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -108,7 +108,9 @@ def print_summary(record: dict, split: str, out: str) -> None:
           f"of {counts['classes']} classes -> {out}")
     print(f"{'task':10} {'queries':>7}  example")
     for task, n in counts["queries_per_task"].items():
-        print(f"{task:10} {n:7d}  {record['examples'][task]['query']}")
+        example = record["examples"].get(task, {"query": "(no query: the source states none of its shapes, see the "
+                                                         "log above)"})
+        print(f"{task:10} {n:7d}  {example['query']}")
 
 
 def generate_config(args):

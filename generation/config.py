@@ -53,6 +53,8 @@ class GenerateConfig:
         for name in ("queries_per_task", "atomic_sounds", "workers", "num_shards"):
             if getattr(self, name) < 1:
                 problems.append(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            problems.append(f"seed must be an integer >= 0, got {self.seed!r}")
         if self.candidates < 2:
             problems.append(f"candidates must be at least 2 (one positive, one negative), got {self.candidates}")
         try:

@@ -6,9 +6,10 @@ file to a Ray task: the task renders its one file (pipeline.py's `render_file`: 
 a shard per file) in a scratch folder on its node and returns the file's bytes through the object store; the
 driver stages each file as it arrives (progress by clips) and then finalises the split, writing the card.
 Nothing needs to be shared with the nodes: no source, no folder. A task whose worker dies is run again by Ray
-(`max_retries`); a driver killed mid-run resumes from the files already staged, like a local run. Files are
-byte-identical to a local build's: which clips a file holds and every clip's audio are functions of the plan
-alone.
+(`max_retries`); a driver killed mid-run resumes from the files already staged, like a local run, and a
+local cluster it started goes with it on any exit, a kill -9 included (`start_reaper`: Ray's own fate sharing
+leaves its dashboard and runtime-env agents behind). Files are byte-identical to a local build's: which clips
+a file holds and every clip's audio are functions of the plan alone.
 
 Why Ray: it is the engine audio and ML teams already run for data pipelines and training (Ray Data,
 Ray Train), it schedules plain Python functions across nodes with per-task retries on lost workers, and
@@ -17,6 +18,9 @@ imported only when `--executor ray` is given.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -24,6 +28,7 @@ from tqdm.auto import tqdm
 from .config import GenerateConfig
 
 RETRIES = 3           # runs of a task whose worker died, after the first
+REAP_SECONDS = 5      # how long a cluster's process has to end on SIGTERM before it is killed
 
 
 def import_ray():
@@ -40,9 +45,10 @@ def render_on_ray(ray, task, plan, todo: list[tuple[int, str, int]], count: int,
     """Each corpus file of `todo` ((index, path, clips), of `count` in all) rendered by a Ray task running
     `task(plan, index, count)`, its files staged under `staging` as they arrive; on the cluster at `address`,
     or a new local Ray of `config.workers` CPUs when none is running."""
-    started = not ray.is_initialized()
+    started, reaper = not ray.is_initialized(), None
     if started:
-        ray.init(address=address, num_cpus=config.workers if address is None else None, log_to_driver=False)
+        context = ray.init(address=address, num_cpus=config.workers if address is None else None, log_to_driver=False)
+        reaper = start_reaper(context.address_info["session_dir"]) if address is None else None
     try:
         remote = ray.remote(num_cpus=1, max_retries=RETRIES)(task)
         shipped = ray.put(plan)            # once, to every node: the plan and its sound bank
@@ -62,3 +68,45 @@ def render_on_ray(ray, task, plan, todo: list[tuple[int, str, int]], count: int,
     finally:
         if started:
             ray.shutdown()
+            if reaper is not None:
+                reaper.stdin.close()           # the reaper ends what shutdown left behind
+
+
+def start_reaper(session: str) -> subprocess.Popen:
+    """A process of its own session that waits until this one closes its stdin or dies (kill -9 included),
+    then ends the local cluster this run started: every process holding a file of its Ray `session` folder
+    (its logs; Ray's agents rename themselves, so neither name nor environment tells them)."""
+    return subprocess.Popen([sys.executable, "-m", "generation.executor", session], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def reap(session: str) -> None:
+    """The reaper's work (`start_reaper`): SIGTERM, then SIGKILL after REAP_SECONDS (Ray's agents ignore
+    SIGTERM), for every process holding a file under the `session` folder."""
+    import ray  # noqa: F401 - puts the psutil Ray ships on the path
+    import psutil
+
+    sys.stdin.buffer.read()                    # returns once the driver closed it or died
+    inside = os.path.join(session, "")
+
+    def holds(process) -> bool:
+        try:
+            return process.pid != os.getpid() and any(f.path.startswith(inside) for f in process.open_files())
+        except psutil.Error:
+            return False
+
+    cluster = [process for process in psutil.process_iter() if holds(process)]
+    for process in cluster:
+        try:
+            process.terminate()
+        except psutil.Error:
+            pass
+    for process in psutil.wait_procs(cluster, timeout=REAP_SECONDS)[1]:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+
+
+if __name__ == "__main__":
+    reap(sys.argv[1])

@@ -61,8 +61,9 @@ class Clip:
 def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: float, skip_bad: bool,
                    progress: bool = True) -> tuple[SoundBank, list[Clip]]:
     """The split's recordings, mono at the corpus rate on the 16-bit grid (never trimmed or levelled: they
-    are published as recorded), and their timelines. A recording longer than the clip, unreadable, silent
-    or with a bad row is a bad source."""
+    are published as recorded), and their timelines. A recording longer than the clip, unreadable, silent,
+    above full scale (a float file: the 16-bit grid would clip it) or with a bad row is a bad source; one the
+    resampler's ringing takes above full scale is scaled to it, said in the log."""
     found = [r for r in open_source(source) if r.split_of() == split]
     if not found:
         raise ValueError(f"the source has no recordings for split {split!r}; a source without official splits "
@@ -75,8 +76,17 @@ def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: floa
             samples = samples.mean(axis=1) if samples.ndim == 2 else samples
             if not np.all(np.isfinite(samples)) or not samples.size or np.abs(samples).max() < 1e-4:
                 raise BadRecording("silent, empty or not finite")
+            if np.abs(samples).max() > 1:
+                raise BadRecording(f"peaks at {20 * np.log10(np.abs(samples).max()):+.1f} dBFS, above full scale: "
+                                   "published as recorded on the 16-bit grid it would be clipped; scale it to 0 dBFS "
+                                   "or below")
             if rate != sample_rate:
                 samples = soxr.resample(samples, rate, sample_rate, quality="HQ").astype(np.float32)
+                if np.abs(samples).max() > 1:
+                    log.warning("recording %s: resampled to %d Hz it peaks at %+.2f dBFS; scaled to full scale "
+                                "rather than clipped", recording.origin, sample_rate,
+                                20 * np.log10(np.abs(samples).max()))
+                    samples /= np.abs(samples).max()
             if len(samples) > round(clip_seconds * sample_rate) + round(0.01 * sample_rate):
                 raise BadRecording(f"lasts {len(samples) / sample_rate:.2f} s, longer than --clip-seconds "
                                    f"{clip_seconds:g}")

@@ -27,7 +27,7 @@ from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD
 
 from .acoustics import Condition
 from .acoustics.chain import group_chain, inaudible_sounds
-from .bank import SoundBank, build_bank
+from .bank import SoundBank, build_bank, to_pcm16
 from .config import RAY, GenerateConfig, parse_executor
 from .executor import import_ray, render_on_ray
 from .layout import check_output_folder
@@ -58,9 +58,11 @@ class Plan:
 
     def __post_init__(self):
         self.clips = [(q, c) for q in self.queries for c in q.candidates]
+        contents = ([recording_digest(to_pcm16(s.samples)) for s in self.bank.sounds]
+                    if is_natural(self.config.source) else None)
         self.fingerprint = fingerprint(self.config.content(), [s.row() for s in self.bank.sounds],
                                        [query_row(q) for q in self.queries],
-                                       {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips})
+                                       {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips}, contents)
 
     @property
     def phrases(self) -> dict[str, str]:
@@ -80,10 +82,15 @@ class Plan:
         return [(data_file(config, self.config.split, i, count), bounds[i], bounds[i + 1]) for i in range(count)]
 
 
-def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]]) -> str:
+def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]],
+                contents: list[str] | None = None) -> str:
     """What a split is, as 16 hex digits: its parameters, its sounds, its queries and every candidate's
-    events. A pure function of table rows, so that `validate` recomputes it from the published files."""
+    events, and in a natural build each recording's content (`contents`, in `sources` order: its clips are
+    the recordings as read, so an edited recording with the same labels is another corpus). A pure function
+    of the published tables, so that `validate` recomputes it from the files."""
     digest = hashlib.sha256(json.dumps(parameters, sort_keys=True).encode())
+    if contents is not None:
+        digest.update(json.dumps(contents).encode())
     digest.update(json.dumps([{k: round(float(s[k]), 3) if k == "duration" else s[k] for k in SOURCE_FIELDS}
                               for s in sources], sort_keys=True).encode())
     for query in queries:
@@ -92,13 +99,37 @@ def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], even
     return digest.hexdigest()[:16]
 
 
+def recording_digest(pcm16: np.ndarray) -> str:
+    """SHA-256 of a sound's 16-bit samples, as `sources` publishes them."""
+    return hashlib.sha256(np.ascontiguousarray(pcm16, dtype="<i2").tobytes()).hexdigest()
+
+
+def _other_splits(out: Path, split: str, config: str, column: str) -> dict[str, set]:
+    """The values of `column` in table `config` of every other split already in `out` (finished or staged)."""
+    found = {}
+    for other in (s for s in SPLITS if s != split):
+        files = [f for folder in (out, out / STAGING) for f in sorted(folder.glob(data_pattern(config, other)))]
+        found[other] = {v for f in files for v in pq.read_table(f, columns=[column]).column(column).to_pylist()}
+    return found
+
+
 def other_split_texts(out: Path, split: str) -> frozenset[str]:
     """Query texts of every other split already in `out` (finished or staged): `split` avoids them. Each
     split thus avoids all made before it, and one planned again (resumed, repeated) plans the same queries,
     none of its texts being another's: no two splits of a folder share a text, in whatever order made."""
-    files = [f for other in SPLITS if other != split for folder in (out, out / STAGING)
-             for f in sorted(folder.glob(data_pattern("queries", other)))]
-    return frozenset(text for f in files for text in pq.read_table(f, columns=["text"]).column("text").to_pylist())
+    return frozenset().union(*_other_splits(out, split, "queries", "text").values())
+
+
+def check_own_recordings(out: Path, split: str, bank: SoundBank) -> None:
+    """Refuse, before anything is written, a split whose sounds come from recordings another split in `out`
+    uses (two `as_split` of one source, say): splits draw on disjoint recordings, as `validate` checks."""
+    mine = {sound.origin for sound in bank.sounds}
+    for other, theirs in _other_splits(out, split, "sources", "origin").items():
+        shared = sorted(mine & theirs)
+        if shared:
+            raise ValueError(f"split {split} would use {len(shared)} recording(s) that split {other} in {out} already "
+                             f"uses, e.g. {shared[0]}: splits must draw on disjoint recordings (give each split its "
+                             "own, or drop as_split to let the source's split or hash divide them)")
 
 
 def audible_bank(bank: SoundBank, config: GenerateConfig) -> SoundBank:
@@ -117,7 +148,12 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
     if is_natural(config.source):
         bank, clips = recording_bank(config.source, config.split, config.sample_rate, config.clip_seconds,
                                      config.skip_bad_sources, config.progress)
-        return Plan(config, bank, plan_natural_queries(config, clips, forbidden))
+        queries = plan_natural_queries(config, clips, forbidden)
+        if not queries:
+            raise ValueError(f"no query could be planned from the {len(clips)} annotated recordings of split "
+                             f"{config.split!r}: their timelines state none of the tasks' shapes (e.g. every class "
+                             "sounds through every recording); see the log for each task")
+        return Plan(config, bank, queries)
     bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
                       config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
     bank = audible_bank(bank, config)
@@ -342,6 +378,7 @@ def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
     """Plan the split and write its tables and its record: what every executor does before the audio."""
     check_output_folder(config.out, config.force)      # the text: Path("") would be the current folder
     plan = plan_split(config)
+    check_own_recordings(Path(config.out), config.split, plan.bank)
     record = split_record(plan)
     write_tables(plan, Path(config.out))
     write_json(Path(config.out) / RECORDS / f"{config.split}.plan.json", record)

@@ -31,9 +31,23 @@ def left_behind(folder: Path, files: list[tuple[str, int]]) -> list[str]:
                   if path not in sent and not path.startswith(f"{RECORDS}/") and not LEFTOVER.match(path))
 
 
+def check_repo_id(repo_id: str) -> None:
+    """A Hub repository id (ORG/NAME), checked as the Hub would, before anything is validated or sent."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as error:
+        raise ValueError(f"--repo-id {repo_id!r} is not a Hub repository id, e.g. my-org/reasonaudio "
+                         f"({str(error).splitlines()[0]})") from None
+    if "/" not in repo_id:
+        raise ValueError(f"--repo-id {repo_id!r}: name the owner too, ORG/NAME (e.g. my-org/reasonaudio)")
+
+
 def publish(folder: str | Path, repo_id: str, private: bool = False, revision: str | None = None,
             dry_run: bool = False, token: str | None = None) -> list[tuple[str, int]]:
     """Validate, then upload `folder` as dataset `repo_id`; with `dry_run` only list what would go."""
+    check_repo_id(repo_id)
     folder = Path(folder)
     problems = validate(folder, quick=dry_run, workers=2)  # a dry run skips the audio check
     if problems:

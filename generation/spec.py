@@ -12,3 +12,11 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     except ValueError:
         raise ValueError(f"malformed options in {spec!r}: expected ?name=value&name=value") from None
     return kind, location, options
+
+
+def integer_option(spec: str, name: str, text: str, minimum: int = 0) -> int:
+    """An option of a spec that is a whole number (a seed, a count), or a one-line error naming it."""
+    value = int(text) if isinstance(text, str) and text.strip().lstrip("+-").isdigit() else None
+    if value is None or value < minimum:
+        raise ValueError(f"{spec}: option {name} must be an integer >= {minimum}, got {text!r}")
+    return value

@@ -30,7 +30,7 @@ from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_fro
 from .acoustics.chain import group_chain
 from .layout import CARD, survey
 from .config import corpus_configs
-from .pipeline import SOURCE_FIELDS, caption, fingerprint, unchanged
+from .pipeline import SOURCE_FIELDS, caption, fingerprint, recording_digest, unchanged
 from .natural import is_natural
 from .phrases import LABELS_SEPARATOR, last_phrases
 from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_corpus, mentioned, occurrences, relevant, verdict
@@ -142,7 +142,8 @@ def _file_findings(out: Path, record: dict) -> list[str]:
 
 
 def _tables(out: Path, split: str, record: dict) -> tuple[dict[str, Table], list[str]]:
-    wanted = {"queries": None, "qrels": None, "sources": list(SOURCE_FIELDS),
+    recordings = ["audio"] if is_natural(record["parameters"].get("source", "")) else []   # in the fingerprint
+    wanted = {"queries": None, "qrels": None, "sources": [*SOURCE_FIELDS, *recordings],
               "corpus": ["clip_id", "task", "query_id", "duration", "events", "caption"]}
     tables, findings = {}, []
     for config, columns in wanted.items():
@@ -312,9 +313,10 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
         findings.append(f"{data_file('qrels', split)}: differs from the annotations in {len(wrong)} pair(s), "
                         f"e.g. {wrong[:3]}")
     try:
-        recomputed = fingerprint(params, sources, queries, {cid: c["events"] for cid, c in clips.items()})
-    except (KeyError, TypeError):
-        recomputed = None   # a candidate without a clip, a malformed row: reported above
+        contents = [recording_digest(decode_pcm16(s["audio"]["bytes"])[0]) for s in sources] if natural else None
+        recomputed = fingerprint(params, sources, queries, {cid: c["events"] for cid, c in clips.items()}, contents)
+    except (KeyError, TypeError, RuntimeError):
+        recomputed = None   # a candidate without a clip, a malformed row, undecodable audio: reported elsewhere
     if recomputed != record["fingerprint"]:
         findings.append(f"the tables give fingerprint {recomputed}, their files are stamped {record['fingerprint']}: "
                         "rows were edited, added or dropped after generation")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generation.spec import parse_spec
+from generation.spec import integer_option, parse_spec
 
 from . import clap, detector, dual, small
 from .files import DAMAGED_MODEL, read_json, write_json
@@ -33,7 +33,8 @@ def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "c
         if hearing.kind != "detector":
             raise ValueError(f"--model dual:{location}: that folder holds a {hearing.kind!r} model; the dual "
                              "encoder hears through a detector (reasonaudio train --model detector)")
-        return dual.DualEncoder.create(hearing, **{key: int(value) for key, value in options.items()}).to(device)
+        return dual.DualEncoder.create(hearing, **{key: integer_option(f"--model {spec!r}", key, value)
+                                                   for key, value in options.items()}).to(device)
     if kind == "small" and not location:
         try:
             dropout = float(options.get("dropout", small.SmallConfig.dropout))

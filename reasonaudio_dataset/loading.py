@@ -153,12 +153,31 @@ def table_cache(folder: str | Path, table: str, split: str) -> Path:
     return Path(datasets.config.HF_DATASETS_CACHE) / "reasonaudio" / table_digest(folder, table, split)[:32]
 
 
+def _check_files(folder: Path, table: str, split: str) -> None:
+    """The table's files in a local folder are the ones its split's record declares: a deleted or an extra
+    shard is one line naming it (what `datasets` would say is a split-size mismatch)."""
+    from .identity import table_files
+
+    declared = {f for f in read_record(str(folder), split).get("files", []) if str(f).startswith(f"{table}/")}
+    found = {path.relative_to(folder).as_posix() for path in table_files(folder, table, split)}
+    for name, problem in ((sorted(declared - found), "is missing"),
+                          (sorted(found - declared), "is not one of the files its record declares")):
+        if declared and name:
+            raise ValueError(f"{folder / name[0]} {problem} (split {split!r} of table {table}): the folder is "
+                             f"damaged or incomplete; `reasonaudio validate {folder}` lists every problem")
+
+
 def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
     """One table, converted once per content (`table_cache`); a Hub id that cannot be fetched (offline,
-    unknown) is a one-line error with its cause."""
+    unknown) or a local table whose files are not the declared ones is a one-line error with its cause."""
     cache = table_cache(path_or_repo, table, split) if Path(path_or_repo).is_dir() else None
+    if cache is not None:
+        _check_files(Path(path_or_repo), table, split)
     try:
         loaded = datasets.load_dataset(path_or_repo, table, split=split, cache_dir=str(cache) if cache else None)
+    except datasets.exceptions.NonMatchingSplitsSizesError:     # same files, other rows: edited after generate
+        raise ValueError(f"the {table} table of {path_or_repo} (split {split!r}) holds other rows than its card "
+                         f"declares; `reasonaudio validate {path_or_repo}` names the file") from None
     except (ValueError, OSError) as error:
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ValueError(f"cannot load the {table} table of {path_or_repo} (split {split!r}): {cause}") from None

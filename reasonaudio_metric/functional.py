@@ -19,6 +19,8 @@ import numpy as np
 
 DEPTH = 100             # corpus metrics look at the top 100 (MAP@100); nDCG, recall and hit at 10 or less
 HARD_NEGATIVE = "hard_negative_pairwise"   # share of its own hard negatives the positive outscores (random 0.5)
+MAX_RESAMPLES = 100_000  # bootstrap resamples: a 95 % interval is stable to 0.1 point long before
+MAX_DRAWS = 2 ** 27      # resamples x queries drawn at once (1 GB of indices): the memory a bootstrap may take
 _THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
@@ -49,10 +51,39 @@ def _column(table, name: str) -> list:
     return _arrow_column(table, name).to_pylist()
 
 
-def check_count(name: str, value, minimum: int) -> None:
-    """An integer parameter (a count: resamples, batch size) of at least `minimum`, or a one-line error."""
+def check_count(name: str, value, minimum: int, maximum: int | None = None) -> None:
+    """An integer parameter (a count: resamples, batch size, a seed) of at least `minimum` (and at most
+    `maximum`), or a one-line error."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {value:,}")
+
+
+def check_resamples(name: str, resamples: int, queries: int | None = None) -> None:
+    """A number of bootstrap or randomization resamples: at most MAX_RESAMPLES, and (given the queries) at
+    most what MAX_DRAWS of memory draws at once."""
+    check_count(name, resamples, 0, MAX_RESAMPLES)
+    if queries and resamples * queries > MAX_DRAWS:
+        raise ValueError(f"{name}: {resamples:,} resamples of {queries:,} queries would draw {resamples * queries:.2g} "
+                         f"indices at once (several GB); use at most {MAX_DRAWS // queries:,} resamples")
+
+
+def _one_per_query(columns: dict[str, list], what: str) -> None:
+    """Every column of a table holds one value per row: unequal columns would be paired wrongly."""
+    lengths = {name: len(values) for name, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        first, *others = lengths.items()
+        odd = next((name, n) for name, n in others if n != first[1])
+        raise ValueError(f"{what}: {odd[0]} has {odd[1]} value(s), {first[0]} {first[1]}: every column holds one "
+                         "value per row")
+
+
+def _clip_ids(value, what: str, query_id) -> list:
+    """A query's list of clip ids (its candidates, its hard negatives); a bare string is a slip."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise ValueError(f"query {query_id!r}: its {what} must be a list of clip ids, got {value!r}")
+    return list(value)
 
 
 def check_confidence(confidence) -> None:
@@ -208,7 +239,8 @@ def group_scores(similarity, positive_index: Sequence[int]) -> dict[str, np.ndar
 def hard_negative_scores(similarity, positive_index: Sequence[int], negative_index: Sequence[Sequence[int]]) -> np.ndarray:
     """Per query, the share of its own hard negatives (its minimal pairs) that the positive outscores, a tie
     counting one half (its expectation under random tie-breaking): the pairwise view of NevIR and of
-    hard-negative suppression. Random = 0.5. `negative_index` gives each query's columns (at least one)."""
+    hard-negative suppression. Random = 0.5. `negative_index` gives each query's columns; a query without
+    any (a natural build's recordings may hold no minimal pair for it) scores NaN: not applicable."""
     rows, width = len(positive_index), max(len(n) for n in negative_index)
     index = np.zeros((rows, width), dtype=np.int64)
     present = np.zeros((rows, width), dtype=bool)
@@ -225,21 +257,24 @@ def hard_negative_scores(similarity, positive_index: Sequence[int], negative_ind
         positive = similarity[np.arange(rows), np.asarray(positive_index)][:, None]
         negative = np.take_along_axis(similarity, index, axis=1)
         wins = (positive > negative) + 0.5 * (positive == negative)
-    return (wins * present).sum(axis=1) / present.sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        return (wins * present).sum(axis=1) / present.sum(axis=1)
 
 
 def _hard_negative_index(queries, column_of, what: str):
-    """Each query's hard negatives as columns of the similarity (`column_of(row)`: clip id -> column), or None
-    when the queries do not list them for every query (older builds, hand-made tables): then the metric
-    is left out rather than guessed."""
+    """Each query's hard negatives as columns of the similarity (`column_of(row)`: clip id -> column; an empty
+    list for a query without any: the metric is then over the queries that have them), or None when no query
+    lists any (older builds, hand-made tables): then the metric is left out rather than guessed."""
     try:
         negatives, query_ids = _column(queries, "hard_negatives"), _column(queries, "query_id")
     except ValueError:
         return None
-    if not negatives or not all(negatives):
+    if not any(negatives):
         return None
     index = []
+    _one_per_query({"query_id": query_ids, "hard_negatives": negatives}, "queries")
     for row, (query_id, clips) in enumerate(zip(query_ids, negatives)):
+        clips = _clip_ids(clips or [], "hard_negatives", query_id)
         columns = column_of(row)
         missing = [clip for clip in clips if clip not in columns]
         if missing:
@@ -413,26 +448,47 @@ def task_names(tasks: np.ndarray) -> list[str]:
     return list(dict.fromkeys(tasks.tolist()))
 
 
+def _scored(per_query: np.ndarray, members: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each task's queries that a metric applies to: all of them but its NaNs (hard_negative_pairwise of a
+    query without hard negatives); tasks left without any are left out."""
+    known = ~np.isnan(per_query)
+    if known.all():
+        return members
+    return {t: m[known[m]] for t, m in members.items() if known[m].any()}
+
+
 def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamples: int, seed: int,
-                        confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float]]]:
-    """Percentile intervals of each task mean and of the macro average, resampling queries within tasks."""
+                        confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float] | None]]:
+    """Percentile intervals of each task mean and of the macro average, resampling queries within tasks (a
+    metric that applies to some queries only: those, in a draw of their own; None where none)."""
+    check_resamples("resamples", resamples, len(tasks))
+    check_count("seed", seed, 0)
     rng = np.random.default_rng(seed)
     names = task_names(tasks)
     members = {t: np.flatnonzero(tasks == t) for t in names}
-    draws = {t: members[t][rng.integers(0, len(members[t]), (resamples, len(members[t])))] for t in names}
+
+    def drawn(groups):
+        return {t: m[rng.integers(0, len(m), (resamples, len(m)))] for t, m in groups.items()}
+
+    draws = drawn(members)
     low, high = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
     out: dict[str, dict] = {t: {} for t in names + ["average"]}
     for metric, per_query in values.items():
-        means = {t: per_query[draws[t]].mean(axis=1) for t in names}
-        means["average"] = np.mean([means[t] for t in names], axis=0)
-        for t, m in means.items():
-            out[t][metric] = tuple(float(x) for x in np.percentile(m, [low, high]))
+        scored = _scored(per_query, members)
+        mine = draws if scored is members else drawn(scored)
+        means = {t: per_query[mine[t]].mean(axis=1) for t in scored}
+        if means:
+            means["average"] = np.mean([means[t] for t in scored], axis=0)
+        for t in out:
+            out[t][metric] = tuple(float(x) for x in np.percentile(means[t], [low, high])) if t in means else None
     return out
 
 
 def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarray], tasks: np.ndarray,
                     resamples: int, seed: int) -> dict[str, dict[str, float]]:
     """Two-sided paired randomization test (sign flips of per-query differences), per task and average."""
+    check_resamples("resamples", resamples, len(tasks))
+    check_count("seed", seed, 0)
     rng = np.random.default_rng(seed)
     names = task_names(tasks)
     members = {t: np.flatnonzero(tasks == t) for t in names}
@@ -440,11 +496,15 @@ def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarra
     for metric in values:
         diff = values[metric] - baseline[metric]
         signs = rng.choice([-1.0, 1.0], size=(resamples, len(diff)))
-        observed = {t: diff[members[t]].mean() for t in names}
-        flipped = {t: (signs[:, members[t]] * diff[members[t]]).mean(axis=1) for t in names}
-        observed["average"] = np.mean([observed[t] for t in names])
-        flipped["average"] = np.mean([flipped[t] for t in names], axis=0)
+        scored = _scored(diff, members)
+        observed = {t: diff[m].mean() for t, m in scored.items()}
+        flipped = {t: (signs[:, m] * diff[m]).mean(axis=1) for t, m in scored.items()}
+        if scored:
+            observed["average"] = np.mean([observed[t] for t in scored])
+            flipped["average"] = np.mean([flipped[t] for t in scored], axis=0)
         for t in out:
+            out[t][metric] = None
+        for t in observed:
             extreme = np.sum(np.abs(flipped[t]) >= abs(observed[t]) - 1e-12)
             out[t][metric] = float((1 + extreme) / (1 + resamples))
     return out
@@ -456,7 +516,7 @@ def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.nda
     macro average, with paired bootstrap intervals: one resample of queries (within tasks) serves both, so
     the interval is of the difference, not of two independent means. E.g. a model under a noisy condition
     against itself on the clean clips. Returns {"difference": {task: {metric: d}}, "intervals": ...}."""
-    check_count("resamples", resamples, 0)
+    check_resamples("resamples", resamples, len(tasks))
     check_confidence(confidence)
     tasks = np.asarray(tasks)
     difference = {metric: np.asarray(values[metric], dtype=np.float64) - np.asarray(baseline[metric], dtype=np.float64)
@@ -469,11 +529,17 @@ def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.nda
     return out
 
 
-def task_means(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
-    """Each metric's mean per task (or any per-query label), and their macro average as "average"."""
+def task_means(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float | None]]:
+    """Each metric's mean per task (or any per-query label), and their macro average as "average"; a metric
+    that applies to some queries only (NaN for the others) is their mean, None where a task has none."""
     names = task_names(tasks)
-    out = {t: {m: float(v[tasks == t].mean()) for m, v in values.items()} for t in names}
-    out["average"] = {m: float(np.mean([out[t][m] for t in names])) for m in values}
+    members = {t: np.flatnonzero(tasks == t) for t in names}
+    out: dict[str, dict] = {t: {} for t in names + ["average"]}
+    for metric, per_query in values.items():
+        scored = _scored(np.asarray(per_query, dtype=np.float64), members)
+        for t in names:
+            out[t][metric] = float(per_query[scored[t]].mean()) if t in scored else None
+        out["average"][metric] = float(np.mean([out[t][metric] for t in scored])) if scored else None
     return out
 
 
@@ -502,6 +568,11 @@ def _breakdown_cells(queries, by: tuple[str, ...]) -> tuple[np.ndarray, dict[str
         columns = {c: _column(queries, c) for c in by}
     except ValueError as error:
         raise ValueError(f"cannot break down by {by}: {error}") from None
+    for c, values in columns.items():
+        odd = next((v for v in values if isinstance(v, (list, dict, np.ndarray))), None)
+        if odd is not None:
+            raise ValueError(f"cannot break down by {c!r}: its values are {type(odd).__name__}s, not one value per "
+                             "query (a task, a depth, a shape)")
     rank = {c: {v: i for i, v in enumerate(_levels(values))} for c, values in columns.items()}
     rows = list(zip(*columns.values()))
     cells = {}
@@ -527,12 +598,16 @@ def _breakdown(values: dict[str, np.ndarray], random: dict[str, np.ndarray], cel
 def _group_inputs(queries, similarity):
     query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
     candidates, positives = _column(queries, "candidates"), _column(queries, "positive")
+    _one_per_query({"query_id": query_ids, "task": tasks, "candidates": candidates, "positive": positives}, "queries")
     _check_ids(query_ids, "query_id")
     similarity = _check_matrix(similarity, len(query_ids), None, "one row per query, one column per candidate")
     width = similarity.shape[1]
     positive_index = []
     for query_id, group, positive in zip(query_ids, candidates, positives):
-        group = list(group)
+        group = _clip_ids(group, "candidates", query_id)
+        if len(set(group)) != len(group):
+            twice = next(c for c in group if group.count(c) > 1)
+            raise ValueError(f"query {query_id!r} lists candidate {twice!r} twice")
         if len(group) != width:
             raise ValueError(f"query {query_id!r} has {len(group)} candidates but similarity has {width} columns")
         if positive not in group:
@@ -546,7 +621,12 @@ def _positions(values, index: list, what: str, source: str = "qrels") -> np.ndar
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    found = pc.index_in(values, value_set=pa.array(index))
+    try:
+        found = pc.index_in(values, value_set=pa.array(index))
+    except (pa.ArrowException, TypeError):
+        kinds = sorted({type(v).__name__ for v in index})
+        raise ValueError(f"{source} name {what}s as {values.type}, the corpus ids are {'/'.join(kinds)}: give "
+                         f"corpus ids of the same kind as the {source}' ids (text)") from None
     if found.null_count:
         unknown = pc.filter(values, pc.is_null(found)).to_pylist()[:3]
         raise ValueError(f"{source} name {found.null_count} unknown {what}(s), e.g. {unknown}")
@@ -586,6 +666,8 @@ def parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
 
 def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
     query_ids, tasks, corpus_ids = _column(queries, "query_id"), _column(queries, "task"), list(corpus_ids)
+    _one_per_query({"query_id": query_ids, "task": tasks}, "queries")
+    _one_per_query({c: _arrow_column(qrels, c) for c in ("query_id", "clip_id", "score")}, "qrels")
     _check_ids(query_ids, "query_id")
     _check_ids(corpus_ids, "corpus id")
     value = np.asarray(_arrow_column(qrels, "score").to_numpy(zero_copy_only=False))
@@ -622,7 +704,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     ("negation/depth=2") with its query count, metrics, random baseline and intervals; the headline
     (per task, macro average) is unchanged.
     """
-    check_count("bootstrap", bootstrap, 0)
+    check_resamples("bootstrap", bootstrap)
+    check_count("seed", seed, 0)
     check_confidence(confidence)
     by = _check_by(by)
     if by != ("task",):
@@ -662,10 +745,13 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
 
     values = evaluate_matrix(similarity)
     if HARD_NEGATIVE in values:
-        random = {**random, HARD_NEGATIVE: np.full(len(query_ids), 0.5)}
+        random = {**random, HARD_NEGATIVE: np.where(np.isnan(values[HARD_NEGATIVE]), np.nan, 0.5)}
     result = task_means(values, tasks)
     result["random"] = task_means(random, tasks)
     result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}
+    if HARD_NEGATIVE in values and np.isnan(values[HARD_NEGATIVE]).any():     # say over how many it is
+        result["hard_negative_queries"] = {t: int(np.sum(~np.isnan(values[HARD_NEGATIVE][tasks == t])))
+                                           for t in task_names(tasks)}
     if bootstrap:
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)
     if by != ("task",):
@@ -676,5 +762,6 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         result["p_values"] = paired_p_values(values, evaluate_matrix(baseline_similarity), tasks,
                                              max(bootstrap, 1000), seed)
     if per_query:
-        result["per_query"] = {"query_id": list(query_ids), **{m: v.tolist() for m, v in values.items()}}
+        result["per_query"] = {"query_id": list(query_ids),     # None: a metric that does not apply to the query
+                               **{m: [None if x != x else x for x in v.tolist()] for m, v in values.items()}}
     return result

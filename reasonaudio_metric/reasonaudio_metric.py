@@ -26,7 +26,8 @@ Scores a text-to-audio retrieval model on ReasonAudio from its query-by-clip sim
 Group mode (the headline): for each query, is its positive ranked first among its own candidates
 (accuracy) and the reciprocal rank (mrr), per task and macro-averaged over tasks; when the queries list
 their hard negatives, hard_negative_pairwise: the share of its own minimal-pair hard negatives that the
-positive outscores (random 0.5), in both modes. Corpus mode: every
+positive outscores (random 0.5), in both modes, over the queries that list some (how many per task in
+hard_negative_queries when not all do). Corpus mode: every
 query ranks the whole corpus against exact qrels (ndcg@10, recall@1/5/10, hit@10, mrr, map@100),
 excluded (ambiguous) pairs dropped before ranking. Ties count by their exact expectation under random
 tie-breaking, so constant scores give exactly the random baseline.

@@ -69,3 +69,67 @@ def test_executor_errors_are_one_line(tmp_path):
     assert parse_executor("ray:10.0.0.5:6379") == ("ray", "10.0.0.5:6379")
     with pytest.raises(ValueError, match="leave out --num-shards"):
         small(tmp_path, executor="ray", num_shards=2)
+
+
+DRIVER = """
+import os, sys
+from pathlib import Path
+from generation.config import GenerateConfig
+from generation.executor import generate_on_ray
+
+real = Path.replace
+
+def killed(self, target):          # the driver dies at its first corpus file's move: no finally, no atexit (kill -9)
+    if "corpus" in str(target):
+        os._exit(137)
+    return real(self, target)
+
+Path.replace = killed
+generate_on_ray(GenerateConfig(out=sys.argv[1], queries_per_task=2, tasks=("order",), sample_rate=16000, workers=1,
+                               progress=False, executor="ray"), None)
+"""
+
+
+def _ray_processes(marker: str):
+    """The processes holding a file under `marker` (the cluster's RAY_TMPDIR: its logs)."""
+    import psutil
+
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if any(f.path.startswith(marker) for f in process.open_files()):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def test_a_local_cluster_the_driver_started_is_shut_down_when_the_driver_is_killed(tmp_path):
+    """The driver of `--executor ray` killed outright (os._exit at its first file move, as kill -9): the local
+    cluster it started (raylet, GCS, dashboard, its agents) goes with it, nothing left orphaned."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    import psutil      # Ray ships it
+
+    temp = tempfile.mkdtemp(prefix="ra-", dir="/tmp")     # short: Ray's socket paths must fit 107 characters
+    environment = {**os.environ, "RAY_TMPDIR": temp, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    try:
+        driver = subprocess.run([sys.executable, "-c", DRIVER, str(tmp_path / "out")], env=environment, timeout=240,
+                                capture_output=True, text=True)
+        assert driver.returncode == 137, driver.stderr[-2000:]
+        deadline = time.time() + 30
+        while _ray_processes(temp) and time.time() < deadline:
+            time.sleep(0.5)
+        left = [p.name() for p in _ray_processes(temp)]
+        assert not left, left
+    finally:
+        for process in _ray_processes(temp):          # never leave a cluster behind on a shared machine
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+        shutil.rmtree(temp, ignore_errors=True)

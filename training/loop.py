@@ -6,8 +6,9 @@ then a cosine down to zero) and a learned temperature (plus, for the small model
 `event_weight` times its event head's loss, models/events.py), then group accuracy on the
 validation split through `reasonaudio_metric` (models/scoring.py). Epochs are numbered from 1, in the log and in
 `training.json` alike. The best epoch's model is written to `out` (its files, then
-`reasonaudio_model.json` last); the full state (model, optimiser, schedule, temperature, history) after every
-epoch goes to `out/.resume/state.pt`, so a killed run started again with the same command continues
+`reasonaudio_model.json` last); the full state (model, optimiser, schedule, temperature, history, the data's
+build identity) after every epoch goes to `out/.resume/state.pt`, so a killed run started again with the same
+command on the same data continues
 from its last finished epoch (or from the start, or, killed after its last epoch, writes the
 `training.json` it missed) and, on CPU, ends exactly where an uninterrupted run would (every epoch's
 randomness is seeded from (seed, epoch); GPU kernels are not all deterministic). Every file is written
@@ -78,10 +79,19 @@ def _check(config: TrainConfig) -> None:
     check_results_folder(config.out, config.data)   # refuses an --out inside the corpus
 
 
-def _prepare_out(out: Path, settings: dict) -> dict | None:
-    """The resume state of an earlier run of these settings in `out`, None for a fresh start (a new or empty
-    folder, or one holding only the `.resume` of a run killed before its first save). A folder that holds
-    anything else (another run's model, the user's files) is refused: nothing is overwritten."""
+def data_identity(config: TrainConfig) -> dict[str, str]:
+    """The build each split trained on and validated on is (reasonaudio_dataset/identity.py): the --data path
+    alone would let a run resume onto data regenerated there."""
+    from reasonaudio_dataset.identity import build_identity
+
+    return {split: build_identity(config.data, split)["id"] for split in (config.train_split, config.validation_split)}
+
+
+def _prepare_out(out: Path, settings: dict, data: dict[str, str]) -> dict | None:
+    """The resume state of an earlier run of these settings on this data (`data_identity`) in `out`, None for
+    a fresh start (a new or empty folder, or one holding only the `.resume` of a run killed before its first
+    save). A folder that holds anything else (another run's model, the user's files, a run on other data) is
+    refused: nothing is overwritten."""
     state_path = out / RESUME / "state.pt"
     if state_path.is_file():
         state = read_torch(state_path, f"the run in {out} cannot resume from it: choose another --out (or delete "
@@ -93,6 +103,10 @@ def _prepare_out(out: Path, settings: dict) -> dict | None:
             changed = sorted(k for k in settings if state["settings"].get(k) != settings[k])
             raise ValueError(f"--out {out} holds a run with other settings ({', '.join(changed)}); choose another "
                              "--out, or repeat that run's command to resume it")
+        if state.get("data") != data:
+            raise ValueError(f"--out {out} holds a run on other data: {settings['data']} is not the build that run "
+                             f"trained on (build {state.get('data')}, now {data}; regenerated?); choose another --out "
+                             "to train on it (nothing was written)")
         return state
     if out.exists() and any(path.name != RESUME for path in out.iterdir()):
         raise ValueError(f"--out {out} is not empty and holds no run to resume; choose a new folder (nothing was "
@@ -171,8 +185,8 @@ def train(config: TrainConfig) -> dict:
     if config.batch_size % world:
         raise ValueError(f"--batch-size is the global batch and must be a multiple of the {world} processes, got "
                          f"{config.batch_size}")
-    out, settings = Path(config.out), config.settings()
-    state = _prepare_out(out, settings)
+    out, settings, data = Path(config.out), config.settings(), data_identity(config)
+    state = _prepare_out(out, settings, data)
     if state is not None and state["epochs_done"] >= config.epochs:   # finished: the same command only writes
         return _write_record(out, settings, state["best"], state["history"], rank == 0)   # what a kill may have cut
     texts, labels = [], []
@@ -228,7 +242,7 @@ def train(config: TrainConfig) -> dict:
     def save_state(epochs_done: int) -> None:
         if rank:
             return
-        write_torch({"settings": settings, "epochs_done": epochs_done, "history": history, "best": best,
+        write_torch({"settings": settings, "data": data, "epochs_done": epochs_done, "history": history, "best": best,
                      "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                      "schedule": schedule.state_dict(),
                      "logit_scale": logit_scale.detach().clone(), "kind": model.kind,

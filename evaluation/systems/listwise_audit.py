@@ -15,6 +15,7 @@ from collections import Counter
 
 import numpy as np
 
+from generation.spec import integer_option
 from models.scoring import EvalData, clip_events
 
 from .learned import GroupAdversary, group_columns
@@ -67,4 +68,4 @@ class ListwiseAudit(GroupAdversary):
 
 def build(location: str = "", train: str | None = None, seed: str = "0", device: str = "cpu") -> ListwiseAudit:
     """query-blind, compares a group's candidates (shared sounds and slots, edit distances, centrality): ?train=DIR."""
-    return ListwiseAudit(train, int(seed))
+    return ListwiseAudit(train, integer_option("listwise-audit", "seed", seed))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch
 
+from generation.spec import integer_option
 from models.scoring import System
 
 
@@ -17,4 +18,4 @@ class RandomScores(System):
 
 def build(location: str = "", seed: str = "0", device: str = "cpu") -> RandomScores:
     """uniform random scores: random or random:?seed=1."""
-    return RandomScores(int(seed))
+    return RandomScores(integer_option("random", "seed", seed))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from generation.spec import integer_option
 from models.scoring import EvalData, clip_events, query_atoms
 
 from .annotations import mentioned_labels
@@ -103,4 +104,4 @@ class RelationBlind(GroupAdversary):
 
 def build(location: str = "", train: str | None = None, seed: str = "0", device: str = "cpu") -> RelationBlind:
     """knows which sounds the query names, not what it says of them: trained on a train split (?train=DIR)."""
-    return RelationBlind(train, int(seed))
+    return RelationBlind(train, integer_option("relation-blind", "seed", seed))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from generation.spec import integer_option
 from models.scoring import EvalData, System, clip_events
 from reasonaudio_dataset.loading import audio_decoder
 
@@ -96,4 +97,5 @@ class ShortcutAudit(System):
 def build(location: str = "", train: str | None = None, seed: str = "0", workers: str = "2",
           device: str = "cpu") -> ShortcutAudit:
     """query-blind classifier on clip acoustics and timeline, trained on a train split: ?train=DIR."""
-    return ShortcutAudit(train, int(seed), int(workers))
+    return ShortcutAudit(train, integer_option("shortcut-audit", "seed", seed),
+                         integer_option("shortcut-audit", "workers", workers, 1))

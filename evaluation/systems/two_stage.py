@@ -37,11 +37,19 @@ def read_captions(spec: str, corpus) -> list[str]:
         raise ValueError(f"captions must be 'oracle', 'detector:MODEL_DIR' or a JSONL file of {{clip_id, caption}}; "
                          f"{spec!r} is none of them")
     found = {}
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text; captions are a JSONL file of {{clip_id, caption}}") from None
+    for number, line in enumerate(lines, start=1):
         if line.strip():
-            row = json.loads(line)
-            if "clip_id" not in row or "caption" not in row:
-                raise ValueError(f"{path}:{number}: each line needs clip_id and caption")
+            try:
+                row = json.loads(line)
+            except ValueError as error:
+                raise ValueError(f"{path}:{number}: not a JSON line ({error}); each line is {{clip_id, caption}}") from None
+            if not isinstance(row, dict) or not isinstance(row.get("clip_id"), str) or \
+                    not isinstance(row.get("caption"), str):
+                raise ValueError(f"{path}:{number}: each line needs clip_id and caption, both text")
             found[row["clip_id"]] = row["caption"]
     missing = [clip for clip in ids if clip not in found]
     if missing:

@@ -239,6 +239,7 @@ def condition_from_spec(spec, where: str = "acoustics") -> Condition:
                   for i, item in enumerate(spec.get("transforms") or [])]
     if name == CLEAN and transforms:
         raise ConditionError(f"{where}: the name 'clean' is kept for the unchanged audio; rename this condition")
+    _total_noise_rule(transforms, where)
     condition = Condition(name, {"name": name, "description": description, "transforms": transforms})
     if transforms:
         try:   # a dry run on a second of audio: arguments audiomentations refuses fail here, not mid-render
@@ -396,6 +397,38 @@ def _at_sample_rate_rule(arguments: dict, where: str) -> None:
             if value >= nyquist:
                 raise ConditionError(f"{where}: {name}'s {key} ({value:g} Hz) is not below {nyquist:g} Hz, half of "
                                      "AtSampleRate's sample_rate")
+
+
+def _noise_power(item: dict) -> float:
+    """The most noise one entry can add, as power relative to the quietest annotated sound's: a noise
+    transform at its lowest SNR (audiomentations' default where the spec leaves it), a OneOf's loudest child,
+    a SomeOf's loudest children up to the most it applies, every child of any other composition."""
+    from .chain import NOISE_LEVEL
+
+    (name, arguments), = item.items()
+    if arguments.get("p", 1.0) == 0:
+        return 0.0
+    if name in NOISE_LEVEL:
+        return 10 ** (-{**_defaults(name), **arguments}["min_snr_db"] / 10)
+    children = sorted((_noise_power(child) for child in arguments.get("transforms", [])), reverse=True)
+    if name == "OneOf":
+        return children[0] if children else 0.0
+    if name == "SomeOf":
+        count = arguments.get("num_transforms", [1, None])
+        most = count[1] if isinstance(count, list) else count
+        return sum(children[:len(children) if most is None else most])
+    return sum(children)
+
+
+def _total_noise_rule(transforms: list[dict], where: str) -> None:
+    """The noise a chain can add together stays MIN_SNR_DB below the quietest annotated sound: each
+    transform's own bound alone would let 30 of them at 0 dB bury it 15 dB deep."""
+    power = sum(map(_noise_power, transforms))
+    if power > 10 ** (-MIN_SNR_DB / 10) * (1 + 1e-9):
+        raise ConditionError(f"{where}: its noise transforms together can add noise {10 * math.log10(power):.1f} dB "
+                             f"above the quietest annotated sound (each at its min_snr_db, all that can apply at "
+                             f"once); together they must stay at least {MIN_SNR_DB:g} dB below it: raise min_snr_db "
+                             "or use fewer")
 
 
 _RULES = {"RoomSimulator": _room_rule, "Mp3Compression": _mp3_rule, "Compose": _compose_rule,

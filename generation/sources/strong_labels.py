@@ -14,15 +14,24 @@ may be off; DCASE's event-based metrics use a 200 ms collar), `exhaustive` (`all
 class of the table is annotated wherever it sounds, so "no X" may be asked of it; `none`; or
 `label1|label2`), `license` and `attribution` (of the whole source, stated on the card).
 
-A bad row (an unknown id, a negative or empty length, a time that is not a number, a missing recording)
-makes its recording bad: `load()` raises `BadRecording` naming the table and row, and the build reports it,
-or skips it with --skip-bad-sources. Offsets beyond the recording are found when it is read.
+The table is read as TSV: cells split at tabs, nothing quoted (a `"` in a label is that row's error, never a
+quote that swallows the rows after it). A class is one class however its name is written: names differing
+only in case or in `_` for a space are one (its first spelling in the table names it; `exhaustive` is
+matched the same way), and two ontology ids of one name are refused. A recording path stays in FOLDER:
+`./X.wav` is `X.wav`, and a path leaving it (absolute, or through `..`) is that row's error, never opened.
+
+A bad row (an unknown id, a negative or empty length once rounded to the millisecond, a time that is not a
+decimal number, a label holding `"` or the classes' separator `|`, a path outside FOLDER, a missing
+recording) makes its recording bad: `load()` raises `BadRecording` naming the table and row, and the build
+reports it, or skips it with --skip-bad-sources. Offsets beyond the recording are found when it is read.
 """
 from __future__ import annotations
 
 import csv
 import json
 import math
+import posixpath
+import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -38,6 +47,22 @@ LAYOUTS = {
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".mp3")
 DEFAULTS = {"merge_gap": 0.25, "tolerance": 0.2}
 NATURAL_KIND = "strong"          # the source kind that makes a build natural
+DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")    # what a time is (not Python's 0_1, inf or nan)
+
+
+def class_key(name: str) -> str:
+    """What a class name says, however written: case and `_` for a space aside ('Low_hum' = 'low hum')."""
+    return " ".join(re.split(r"[_\s]+", name.strip())).casefold()
+
+
+class ClassNames(frozenset):
+    """A set of class names that holds every spelling of each (`class_key`)."""
+
+    def __new__(cls, names):
+        return super().__new__(cls, map(class_key, names))
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and super().__contains__(class_key(name))
 
 
 @dataclass(frozen=True)
@@ -45,14 +70,13 @@ class Labelling:
     """What the build needs to know of a strong-label source beyond its recordings."""
 
     tolerance: float
-    exhaustive: frozenset[str] | None        # None: every class
+    exhaustive: ClassNames | None        # None: every class
 
 
 def _number(text: str, what: str, where: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise BadRecording(f"{where}: {what} {text!r} is not a number of seconds") from None
+    value = float(text) if DECIMAL.fullmatch(text) else math.nan
+    if math.isnan(value):
+        raise BadRecording(f"{where}: {what} {text!r} is not a number of seconds")
     if not math.isfinite(value) or value < 0:
         raise BadRecording(f"{where}: {what} {text!r} is not a non-negative number of seconds")
     return value
@@ -76,9 +100,31 @@ def _ontology(path: str, labels_file: Path) -> dict[str, str]:
     file = Path(path) if Path(path).is_absolute() else labels_file.parent / path
     try:
         entries = json.loads(file.read_text(encoding="utf-8"))
-        return {entry["id"]: entry["name"] for entry in entries}
+        names = {entry["id"]: entry["name"] for entry in entries}
     except (OSError, ValueError, TypeError, KeyError) as error:
         raise SourceError(f"{file}: not an AudioSet ontology (a JSON list of {{\"id\", \"name\"}}): {error}") from None
+    odd = next(((i, n) for i, n in names.items() if not (isinstance(i, str) and isinstance(n, str) and n.strip())), None)
+    if odd is not None:
+        raise SourceError(f"{file}: not an AudioSet ontology: id {odd[0]!r} has name {odd[1]!r} (ids and names are "
+                          "text)")
+    return names
+
+
+def _one_name_per_class(used: dict[str, str], ontology: str) -> None:
+    """Ontology ids the table uses whose names are one class name (`class_key`) would be one class: refused."""
+    ids_of: dict[str, list[str]] = {}
+    for ontology_id, name in sorted(used.items()):
+        ids_of.setdefault(class_key(name), []).append(ontology_id)
+    shared = next((ids for ids in ids_of.values() if len(ids) > 1), None)
+    if shared:
+        raise SourceError(f"{ontology}: ids {', '.join(shared)} are all named "
+                          f"{' / '.join(repr(used[i]) for i in shared)}: one name is one class; give each its own")
+
+
+def _inside(name: str) -> str | None:
+    """The recording path `name` as a path inside the source folder ('./X.wav' -> 'X.wav'); None if it leaves it."""
+    path = posixpath.normpath(name)
+    return None if posixpath.isabs(path) or path == ".." or path.startswith("../") else path
 
 
 def _recording_path(folder: Path, layout: str, name: str) -> Path | None:
@@ -86,6 +132,16 @@ def _recording_path(folder: Path, layout: str, name: str) -> Path | None:
         return folder / name
     return next((folder / f"{name}{suffix}" for suffix in AUDIO_SUFFIXES if (folder / f"{name}{suffix}").is_file()),
                 None)
+
+
+def _label(text: str, where: str) -> str:
+    if not text:
+        raise BadRecording(f"{where}: no event label")
+    for mark, meaning in (('"', "a quote (the table is TSV: nothing is quoted)"),
+                          (LABELS_SEPARATOR, "the separator of a recording's classes")):
+        if mark in text:
+            raise BadRecording(f"{where}: label {text!r} holds {meaning}; rename the class")
+    return text
 
 
 def _load(path: Path, problem: str | None, events: tuple[Event, ...]):
@@ -108,7 +164,7 @@ def labelling(options: dict[str, str]) -> Labelling:
         raise SourceError(f"tolerance must be at most {MAX_TOLERANCE} s, got {tolerance:g}")
     exhaustive = options.get("exhaustive") or "all"
     return Labelling(tolerance, None if exhaustive == "all" else
-                     frozenset() if exhaustive == "none" else frozenset(exhaustive.split("|")))
+                     ClassNames(()) if exhaustive == "none" else ClassNames(exhaustive.split("|")))
 
 
 def _option(options: dict, name: str) -> float:
@@ -135,11 +191,11 @@ def recordings(location: str, labels: str = "", ontology: str = "", merge_gap: s
     if not labels:
         raise SourceError("strong-label source: name its table, e.g. strong:FOLDER?labels=labels.tsv")
     gap = _option({"merge_gap": merge_gap}, "merge_gap")
-    labelling({"tolerance": tolerance, "exhaustive": exhaustive})     # checked here, used by the planner
+    covered = labelling({"tolerance": tolerance, "exhaustive": exhaustive}).exhaustive   # checked, used by the planner
     table = Path(labels) if Path(labels).is_absolute() else folder / labels
     try:
         with open(table, newline="", encoding="utf-8-sig") as handle:
-            rows = list(csv.reader(handle, delimiter="\t"))
+            rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
     except (OSError, UnicodeDecodeError) as error:
         raise SourceError(f"{table}: cannot be read ({error})") from None
     header = tuple(cell.strip() for cell in rows[0]) if rows else ()
@@ -153,12 +209,19 @@ def recordings(location: str, labels: str = "", ontology: str = "", merge_gap: s
                           "strong:FOLDER?labels=TABLE&ontology=ontology.json")
     events: dict[str, list[Event]] = {}
     problems: dict[str, str] = {}
+    spelling: dict[str, str] = {}        # class_key -> the class's name: its first spelling in the table
+    used: dict[str, str] = {}            # ontology ids the table uses, and their names
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue
         cells = [cell.strip() for cell in row] + [""] * (4 - len(row))
-        name, onset, offset, label = cells[:4]
+        given, onset, offset, label = cells[:4]
         where = f"{table.name} row {line}"
+        name = _inside(given) if given else given
+        if name is None:                                   # never opened: one bad entry under the name given
+            name = given
+            problems.setdefault(name, f"{where}: recording {given!r} is outside {folder} (recordings are read only "
+                                      "from the source folder)")
         events.setdefault(name, [])
         if name in problems:
             continue
@@ -167,21 +230,26 @@ def recordings(location: str, labels: str = "", ontology: str = "", merge_gap: s
                 raise BadRecording(f"{where}: no recording named")
             if not (onset or offset or label) and layout == "dcase":
                 continue                                   # a recording without events
-            start, end = _number(onset, "onset", where), _number(offset, "offset", where)
+            start, end = (round(_number(text, what, where), 3) for text, what in ((onset, "onset"), (offset, "offset")))
             if end <= start:
-                raise BadRecording(f"{where}: offset {end:g} s is not after onset {start:g} s")
+                raise BadRecording(f"{where}: offset {end:g} s is not after onset {start:g} s (to the millisecond)")
             if layout == "audioset":
                 if label not in names:
                     raise BadRecording(f"{where}: unknown label id {label!r} (not in the ontology)")
-                label = names[label]
-            if not label:
-                raise BadRecording(f"{where}: no event label")
-            events[name].append(Event(label, name, round(start, 3), round(end, 3), 0.0))
+                used[label], label = names[label], names[label]
+            label = spelling.setdefault(class_key(_label(label, where)), label)
+            events[name].append(Event(label, name, start, end, 0.0))
         except BadRecording as error:
             problems[name] = str(error)
+    if layout == "audioset":
+        _one_name_per_class(used, ontology)
+    unknown = sorted(set(covered or ()) - set(spelling))
+    if unknown:
+        raise SourceError(f"exhaustive names {', '.join(map(repr, unknown))}: no class of {table.name} (its classes: "
+                          f"{', '.join(sorted(spelling.values()))})")
     out = []
     for name, found in events.items():
-        path = _recording_path(folder, layout, name)
+        path = None if name in problems and not _inside(name) else _recording_path(folder, layout, name)
         problem = problems.get(name) or (None if path is not None and path.is_file() else
                                          f"{table.name}: recording {name!r} is not in {folder}")
         timeline = () if problem else merged(found, gap)
