@@ -75,7 +75,7 @@ DRIVER = """
 import os, sys
 from pathlib import Path
 from generation.config import GenerateConfig
-from generation.executor import generate_on_ray
+from generation.pipeline import generate
 
 real = Path.replace
 
@@ -85,8 +85,8 @@ def killed(self, target):          # the driver dies at its first corpus file's 
     return real(self, target)
 
 Path.replace = killed
-generate_on_ray(GenerateConfig(out=sys.argv[1], queries_per_task=2, tasks=("order",), sample_rate=16000, workers=1,
-                               progress=False, executor="ray"), None)
+generate(GenerateConfig(out=sys.argv[1], queries_per_task=2, tasks=("order",), sample_rate=16000, workers=1,
+                        progress=False, executor="ray"))
 """
 
 
