@@ -182,11 +182,13 @@ def busyness(clip: Clip, named: frozenset[str]) -> tuple[int, int, int]:
 
 
 def alike(found: list[int], index: _Index, named: frozenset[str], target: tuple) -> Optional[int]:
-    """The first of `found` (drawn in random order) as busy as the positive (`target`), else the first: so "the
-    least busy recording holding the named sounds" finds the positive less often (taken as found, the positive
-    was the least busy: +12-17 points over bag-of-sounds on before and overlap). Not the nearest: recordings
-    nearest the positive on either side made it the group's median (events both ways at 3-5 % of chance)."""
-    return next((k for k in found if busyness(index.clips[k], named) == target), found[0] if found else None)
+    """The first of `found` (drawn in random order) as busy as the positive (`target`); else the nearest (an
+    event, a class or a bin apart count alike): so "the least busy recording holding the named sounds" finds
+    the positive no more often than any other (taken as found, the positive was the least busy: +12-17 points
+    over bag-of-sounds on before and overlap)."""
+    def unlike(k):
+        return sum(abs(x - y) for x, y in zip(busyness(index.clips[k], named), target))
+    return min(found, key=unlike, default=None)
 
 
 def _answering(constraints, index: _Index, query, taken: set[int], target: tuple, rng) -> Optional[int]:
