@@ -115,6 +115,10 @@ def compare(folders: list[str | Path], reference: str | Path | None = None, resa
     difference with its interval and p-value, per task and per cell."""
     if len(folders) < 2:
         raise ValueError("compare needs at least two run folders")
+    seen = {}
+    for folder in folders:
+        if seen.setdefault(Path(folder).resolve(), folder) is not folder:
+            raise ValueError(f"{folder} is given twice (as {seen[Path(folder).resolve()]}): compare each run once")
     runs = [load_run(folder) for folder in folders]
     for run, name in zip(runs, _names([run.folder for run in runs])):
         run.name = name

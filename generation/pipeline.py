@@ -34,7 +34,7 @@ from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
 from .phrases import last_phrases
 from .relations import judge_corpus
-from .render import encode_flac, heard_together, render
+from .render import decode_pcm16, encode_flac, heard_together, render
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group, usable_shapes
 from .writer import read_stamp, write_table
@@ -104,12 +104,12 @@ def recording_digest(pcm16: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(pcm16, dtype="<i2").tobytes()).hexdigest()
 
 
-def _other_splits(out: Path, split: str, config: str, column: str) -> dict[str, set]:
+def _other_splits(out: Path, split: str, config: str, column: str) -> dict[str, list]:
     """The values of `column` in table `config` of every other split already in `out` (finished or staged)."""
     found = {}
     for other in (s for s in SPLITS if s != split):
         files = [f for folder in (out, out / STAGING) for f in sorted(folder.glob(data_pattern(config, other)))]
-        found[other] = {v for f in files for v in pq.read_table(f, columns=[column]).column(column).to_pylist()}
+        found[other] = [v for f in files for v in pq.read_table(f, columns=[column]).column(column).to_pylist()]
     return found
 
 
@@ -120,12 +120,20 @@ def other_split_texts(out: Path, split: str) -> frozenset[str]:
     return frozenset().union(*_other_splits(out, split, "queries", "text").values())
 
 
-def check_own_recordings(out: Path, split: str, bank: SoundBank) -> None:
+def check_own_recordings(out: Path, split: str, bank: SoundBank, natural: bool) -> None:
     """Refuse, before anything is written, a split whose sounds come from recordings another split in `out`
-    uses (two `as_split` of one source, say): splits draw on disjoint recordings, as `validate` checks."""
-    mine = {sound.origin for sound in bank.sounds}
-    for other, theirs in _other_splits(out, split, "sources", "origin").items():
-        shared = sorted(mine & theirs)
+    uses (two `as_split` of one source, say): splits draw on disjoint recordings, as `validate` checks. A
+    natural split's recordings are published as recorded, so a copy of one under another path is the same
+    recording too (by `recording_digest`)."""
+    mine = {sound.origin: sound.origin for sound in bank.sounds}
+    if natural:
+        mine.update({recording_digest(to_pcm16(sound.samples)): sound.origin for sound in bank.sounds})
+    theirs = {other: set(origins) for other, origins in _other_splits(out, split, "sources", "origin").items()}
+    if natural:
+        for other, audio in _other_splits(out, split, "sources", "audio").items():
+            theirs[other] |= {recording_digest(decode_pcm16(cell["bytes"])[0]) for cell in audio}
+    for other, found in theirs.items():
+        shared = sorted({mine[key] for key in set(mine) & found})
         if shared:
             raise ValueError(f"split {split} would use {len(shared)} recording(s) that split {other} in {out} already "
                              f"uses, e.g. {shared[0]}: splits must draw on disjoint recordings (give each split its "
@@ -378,7 +386,7 @@ def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
     """Plan the split and write its tables and its record: what every executor does before the audio."""
     check_output_folder(config.out, config.force)      # the text: Path("") would be the current folder
     plan = plan_split(config)
-    check_own_recordings(Path(config.out), config.split, plan.bank)
+    check_own_recordings(Path(config.out), config.split, plan.bank, is_natural(config.source))
     record = split_record(plan)
     write_tables(plan, Path(config.out))
     write_json(Path(config.out) / RECORDS / f"{config.split}.plan.json", record)

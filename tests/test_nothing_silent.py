@@ -313,12 +313,21 @@ def _refused(capsys, argv, *named):
     (["evaluate", "--model", "random:?seed=abc"], ["seed", "'abc'"]),
     (["evaluate", "--model", "shortcut-audit:?workers=two"], ["workers", "'two'"]),
     (["evaluate", "--model", "listwise-audit:?seed=-3"], ["seed", "'-3'"]),
+    (["evaluate", "--model", f"random:?seed={10 ** 20}"], ["seed", str(10 ** 20)]),
 ])
 def test_a_bad_number_is_one_line_naming_its_option(small_corpus, tmp_path, capsys, argv, named):
     where = ["--out", str(tmp_path / "out")] + (["--data", str(small_corpus)] if argv[0] == "evaluate" else
                                                ["--queries-per-task", "1", "--sample-rate", "16000"])
     assert _refused(capsys, [*argv, *where, "--quiet"], *named) < 30
     assert not (tmp_path / "out").exists()
+
+
+def test_compare_refuses_one_run_given_twice(small_corpus, tmp_path, capsys):
+    assert main(["evaluate", "--data", str(small_corpus), "--model", "random", "--bootstrap", "0", "--quiet",
+                 "--out", str(tmp_path / "a")]) == 0
+    capsys.readouterr()
+    _refused(capsys, ["compare", str(tmp_path / "a"), str(tmp_path / "x" / ".." / "a"), "--out", str(tmp_path / "c")],
+             "twice")
 
 
 def test_compare_checks_its_numbers_first(tmp_path, capsys):

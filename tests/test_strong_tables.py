@@ -225,3 +225,11 @@ def test_a_recording_the_resampler_takes_above_full_scale_is_scaled_not_clipped(
     assert np.abs(resampled).max() > 1.05                  # the ringing a full-scale square wave has
     np.testing.assert_array_equal(bank[name].samples, quantise(resampled / np.abs(resampled).max()))
     assert "scaled to full scale rather than clipped" in caplog.text and name in caplog.text
+
+
+def test_a_copy_of_the_recordings_under_another_folder_is_the_same_recordings(standin, tmp_path, capsys):
+    copy = tmp_path / "copy"
+    shutil.copytree(standin, copy)
+    assert _generate(capsys, tmp_path, f"strong:{standin}?labels=labels.tsv&as_split=test")[0] == 0
+    code, err, _ = _generate(capsys, tmp_path, f"strong:{copy}?labels=labels.tsv&as_split=train", "--split", "train")
+    assert code == 2 and "recording" in _one_line(err) and "40 recording(s)" in err
