@@ -22,7 +22,7 @@ EXAMPLES = """examples:
   reasonaudio evaluate --data reasonaudio --model embeddings:vectors.npz --out runs/precomputed
   torchrun --nproc-per-node 4 -m reasonaudio_cli evaluate --data reasonaudio --model clap:... --device cuda --out runs/clap
   reasonaudio baselines --data reasonaudio --out runs/baselines
-  reasonaudio train --data reasonaudio --out models/small   # needs its train and validation splits; then --model trained:models/small
+  reasonaudio train --data reasonaudio --out checkpoints/small   # needs its train and validation splits; then --model trained:checkpoints/small
   reasonaudio publish-metric --repo-id my-org/reasonaudio --dry-run --out space/reasonaudio
 """
 

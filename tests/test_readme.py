@@ -125,7 +125,7 @@ def quickstart(tmp_path_factory) -> Path:
 def test_the_command_line_quickstart_runs(quickstart, capsys):
     runs = quickstart / "runs"
     assert all((runs / name / "per_query.parquet").is_file() for name in ("mine", "bag", "small"))
-    assert (quickstart / "models" / "small" / "reasonaudio_model.json").is_file()
+    assert (quickstart / "checkpoints" / "small" / "reasonaudio_model.json").is_file()
     leaderboard = (runs / "compare" / "compare.md").read_text()
     assert all(f"| {name} |" in leaderboard for name in ("mine", "bag", "small"))
     assert "python:my_models:make_encoder?size=base" in leaderboard
@@ -133,4 +133,4 @@ def test_the_command_line_quickstart_runs(quickstart, capsys):
 
 def test_the_streaming_snippet_runs(quickstart):
     pytest.importorskip("torch")
-    run_block(block_with("python", "StreamingTriplets("), quickstart / "build")
+    run_block(block_with("python", "StreamingTriplets("), quickstart / "mybench")
