@@ -39,3 +39,19 @@ def test_a_profile_sets_defaults_and_an_option_given_wins():
         assert (config.clip_seconds, config.text_style) == (10.0, "paper")     # given, even at the default, wins
     plain = generate_config(parser.parse_args(["generate", "--out", "x"]))
     assert (plain.clip_seconds, plain.text_style) == (10.0, "natural")
+
+
+def test_standin_writes_a_strong_label_corpus_and_says_what_it_wrote(tmp_path, capsys):
+    from reasonaudio_cli import main
+
+    folder = tmp_path / "standin"
+    assert main(["standin", str(folder), "--recordings", "3", "--seconds", "6", "--quiet"]) == 0
+    said = capsys.readouterr().out
+    for name in ("labels.tsv", "audioset.tsv", "ontology.json"):
+        assert (folder / name).is_file() and str(folder / name) in said
+    assert len(list(folder.glob("Ystandin*_0.wav"))) == 3 and f'--source "strong:{folder}?labels=' in said
+    for argv, message in ((["standin", str(folder)], "is not an empty folder"),
+                          (["standin", str(tmp_path / "new"), "--seconds", "nan"], "seconds must be from 5 to 600"),
+                          (["standin", str(tmp_path / "new"), "--recordings", "0"], "recordings must be from 1")):
+        assert main(argv) == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()

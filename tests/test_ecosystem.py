@@ -185,6 +185,13 @@ def test_metric_space_folder_loads_offline_and_uploads_as_a_gradio_space(tmp_pat
     assert calls[1] == ("upload_folder", sorted(p.name for p in folder.iterdir()), "space")
 
 
+def test_the_metric_card_names_the_gradio_the_space_gets():
+    """reasonaudio_metric/README.md is the Space's card as shipped: its sdk_version is the one
+    publish-metric writes."""
+    front = yaml.safe_load((Path(space.__file__).parent / "README.md").read_text().split("---\n")[1])
+    assert front["sdk"] == "gradio" and str(front["sdk_version"]) == space.GRADIO
+
+
 def _pypi_reachable() -> bool:
     import urllib.request
 
