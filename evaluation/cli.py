@@ -115,9 +115,10 @@ def run_compare(args) -> int:
     from reasonaudio_metric.functional import check_count
 
     from .compare import compare, markdown, plot
-    from .report import claimed_out, place_files
+    from .report import MAX_RESAMPLES, MAX_SEED, claimed_out, place_files
 
-    check_count("--bootstrap", args.bootstrap, 0)
+    check_count("--bootstrap", args.bootstrap, 0, MAX_RESAMPLES)
+    check_count("--seed", args.seed, 0, MAX_SEED)
     with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) as out:
         comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
         text = markdown(comparison)
@@ -145,13 +146,22 @@ def run_evaluate(args) -> int:
     import contextlib
     import os
 
+    from reasonaudio_dataset.folders import check_data
+
+    from .report import RESULT_FILES, check_out, claimed_out, write_results
+    from .systems import check_spec
+
+    writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
+    check_data(args.data, (args.split,))   # the slips a user makes most, refused before torch and datasets load
+    if writes:
+        check_out(args.out, args.data, RESULT_FILES, args.overwrite)
+    check_spec(args.model)
+
     from .encoding import close_distributed, distributed, init_distributed
-    from .report import RESULT_FILES, claimed_out, write_results
     from .runner import check_settings, run, run_conditions
     from .systems import EmbeddingSystem, EvalData, open_system
 
-    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True)
-    writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
+    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, args.seed, flags=True)
     with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else contextlib.nullcontext():
         device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
         rank, world = distributed()
@@ -361,6 +371,12 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
 
 def run_baselines(args) -> int:
     import contextlib
+
+    from reasonaudio_dataset.folders import check_data
+
+    check_data(args.data, ("test",))   # before torch and datasets load
+    if args.train:
+        check_data(args.train, ("train",))
 
     from .report import claimed_out
     from .runner import check_device

@@ -15,6 +15,9 @@ from typing import Callable, Sequence
 
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}   # each mode and its headline metric
 MODES = tuple(HEADLINE)
+MAX_BATCH = 4096            # texts or clips per encoder call: 4096 clips of 10 s at 16 kHz are 2.6 GB
+MAX_RESAMPLES = 100_000     # bootstrap resamples: each holds one value per query and task
+MAX_SEED = 2 ** 32 - 1
 PACKAGES = ("reasonaudio", "numpy", "torch", "datasets", "evaluate", "transformers", "sentence-transformers")
 
 

@@ -132,9 +132,12 @@ def given(options: dict) -> dict:
 
 
 def _run_generate(args) -> int:
+    config = generate_config(args)
+    config.check_same_corpus()      # before the pipeline (and datasets) load: the slip is refused at once
+
     from .pipeline import generate
 
-    record = generate(generate_config(args))
+    record = generate(config)
     print_summary(record, args.split, args.out)
     if record["skipped_sources"]:
         print(f"skipped {len(record['skipped_sources'])} source recording(s) (unusable, or inaudible under an acoustic "

@@ -337,6 +337,7 @@ def finalize(out: Path, split: str) -> bool:
 def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
     """Plan the split and write its tables and its record: what every executor does before the audio."""
     check_output_folder(config.out, config.force)      # the text: Path("") would be the current folder
+    config.check_same_corpus()
     plan = plan_split(config)
     record = split_record(plan)
     write_tables(plan, Path(config.out))

@@ -29,7 +29,7 @@ from .bank import (FRAME_SECONDS, MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, TRIM_DB,
 from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_from_spec
 from .acoustics.chain import group_chain
 from .layout import CARD, survey
-from .config import corpus_configs
+from .config import LIMITS, corpus_configs
 from .pipeline import SOURCE_FIELDS, caption, fingerprint, unchanged
 from .natural import is_natural
 from .phrases import LABELS_SEPARATOR, last_phrases
@@ -559,6 +559,8 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
 def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: bool = False) -> list[str]:
     """Every finding, as readable lines naming file and row; an empty list means the folder is valid.
     `quick` skips decoding the audio."""
+    if not 1 <= workers <= LIMITS["workers"][1]:
+        raise ValueError(f"--workers must be from 1 to {LIMITS['workers'][1]}, got {workers}")
     out = Path(out)
     if not out.is_dir():
         return [f"{out} is not a folder"]

@@ -18,6 +18,7 @@ import datasets
 import numpy as np
 
 from .card import RECORDS
+from .folders import check_data
 
 MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
 TABLES = ("queries", "corpus", "qrels")
@@ -128,8 +129,7 @@ def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "t
     qrels among them), so corpus retrieval then ranks within the task. `acoustics` picks the clips of one
     acoustic condition of a robustness build ("noisy", ...; default: the main corpus)."""
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
-    if Path(path_or_repo).exists():
-        _check_folder(Path(path_or_repo), split)
+    check_source(path_or_repo, split)
     queries, qrels = (load_table(path_or_repo, table, split) for table in ("queries", "qrels"))
     corpus = load_table(path_or_repo, corpus_of(path_or_repo, split, acoustics), split)
     if task is not None:
@@ -144,9 +144,16 @@ def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "t
     return ReasonAudioSplit(queries, corpus, qrels)
 
 
-def _check_folder(folder: Path, split: str) -> None:
-    """A local folder must be a ReasonAudio corpus (a card declaring its tables) holding `split`, so that a
-    wrong --data is one clear line rather than whatever `datasets` makes of the files found there."""
+def check_source(path_or_repo: str, split: str) -> None:
+    """A local folder must be a ReasonAudio corpus (a card declaring its tables) holding `split` finished,
+    and anything else must be able to be a Hub id, so that a wrong --data is one clear line rather than
+    whatever `datasets` makes of the files found there (or a Hub look-up of a mistyped path)."""
+    check_data(path_or_repo, (split,))
+    if Path(path_or_repo).exists():
+        _check_card(Path(path_or_repo), split)
+
+
+def _check_card(folder: Path, split: str) -> None:
     import yaml
     from huggingface_hub.repocard import metadata_load
 

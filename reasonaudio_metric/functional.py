@@ -49,10 +49,13 @@ def _column(table, name: str) -> list:
     return _arrow_column(table, name).to_pylist()
 
 
-def check_count(name: str, value, minimum: int) -> None:
-    """An integer parameter (a count: resamples, batch size) of at least `minimum`, or a one-line error."""
+def check_count(name: str, value, minimum: int, maximum: int | None = None) -> None:
+    """An integer parameter (a count: resamples, batch size) of at least `minimum` (and at most `maximum`),
+    or a one-line error."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {value!r}")
 
 
 def check_confidence(confidence) -> None:

@@ -2,6 +2,7 @@
 clear one-line error naming its cause, raised before any work; every dtype scores like float64."""
 import argparse
 import itertools
+import os
 import re
 
 import evaluate
@@ -182,6 +183,27 @@ def test_a_folder_that_is_not_a_corpus_or_lacks_the_split_is_one_line(small_corp
         load_reasonaudio(str(small_corpus), split="train")
 
 
+def test_a_folder_whose_generation_was_cut_off_says_so_and_how_to_resume(small_corpus, tmp_path):
+    """A split planned but never finished (the run was killed: its `.plan.json` without the record written
+    last) is named incomplete, with the command that resumes it, by every loader, not 'not a corpus'."""
+    from reasonaudio_dataset import stream_reasonaudio
+    from reasonaudio_dataset.card import RECORDS
+
+    killed = tmp_path / "killed"
+    (killed / RECORDS).mkdir(parents=True)
+    (killed / RECORDS / "test.plan.json").write_text("{}")
+    resume = f"split 'test' is incomplete (its generation was interrupted); run the same `reasonaudio generate --out {killed} --split test"
+    for load in (load_reasonaudio, stream_reasonaudio, EvalData.load):
+        with pytest.raises(ValueError, match=re.escape(resume)):
+            load(str(killed))
+    (small_corpus / RECORDS / "train.plan.json").write_text("{}")
+    try:
+        with pytest.raises(ValueError, match="split 'train' is incomplete"):
+            load_reasonaudio(str(small_corpus), split="train")
+    finally:
+        (small_corpus / RECORDS / "train.plan.json").unlink()
+
+
 # ---------------------------------------------------------------- 5. the command line
 
 def _fails(capsys, argv, message):
@@ -268,3 +290,38 @@ def test_stage_clis_register_into_one_command_without_importing_each_other():
     for module, other in (("generation.cli", "evaluation"), ("evaluation.cli", "generation.cli")):
         code = f"import sys, {module}; sys.exit({other!r} in sys.modules)"
         assert subprocess.run([sys.executable, "-c", code]).returncode == 0, f"{module} imports {other}"
+
+
+def test_the_common_slips_are_refused_before_torch_or_datasets_load(small_corpus, tmp_path):
+    """The mistakes a newcomer makes most are refused from the arguments and the folder's records alone
+    (bench/refusal_bench.py times them): a missing folder, a split the folder lacks, another corpus's
+    folder, an unknown model or option, a model folder that is not there, a Hub model offline."""
+    import json
+    import subprocess
+    import sys
+
+    data, out = str(small_corpus), str(tmp_path / "out")
+    cases = [(["evaluate", "--data", str(tmp_path / "nosuchdir"), "--model", "oracle", "--out", out],
+              "nosuchdir: no such folder (and not a Hub dataset id, which reads ORG/NAME)"),
+             (["evaluate", "--data", "nosuchdir", "--model", "oracle", "--out", out], "nosuchdir: no such folder"),
+             (["train", "--data", data, "--out", out], f"{data} has no split 'train'; it has ['test'] (make it with "
+                                                       f"`reasonaudio generate --out {data} --split train`)"),
+             (["generate", "--out", data, "--queries-per-task", "5", "--sample-rate", "16000"],
+              "its split 'test' belongs to a different corpus (atomic_sounds 96 there, 200 now, candidates 6 there, 10 now"),
+             (["evaluate", "--data", data, "--model", "nosuch", "--out", out], "unknown model 'nosuch'"),
+             (["evaluate", "--data", data, "--model", "oracle:?seed=1", "--out", out],
+              "bad options for model 'oracle': unknown option(s) ['seed']; it takes no options"),
+             (["evaluate", "--data", data, "--model", f"trained:{tmp_path / 'none'}", "--out", out], "no folder"),
+             (["evaluate", "--data", data, "--model", "clap:some/unknown-repo", "--out", out],
+              "cannot load model clap:some/unknown-repo: not found, or cannot be fetched while HF_HUB_OFFLINE is set")]
+    code = ("import contextlib, io, json, sys; from reasonaudio_cli import main\n"
+            f"said = []\nfor argv in {[argv for argv, _ in cases]!r}:\n"
+            "    err = io.StringIO()\n    with contextlib.redirect_stderr(err):\n        status = main(argv)\n"
+            "    said.append([status, err.getvalue()])\n"
+            "print(json.dumps([said, [m for m in ('torch', 'datasets') if m in sys.modules]]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ,
+                                                                                             "HF_HUB_OFFLINE": "1"})
+    said, loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    for (argv, message), (status, err) in zip(cases, said):
+        assert status == 2 and message in err and err.count("\n") == 1, (argv, err)
+    assert loaded == [] and not (tmp_path / "out").exists()

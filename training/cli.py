@@ -59,6 +59,10 @@ def add_commands(sub) -> dict:
 
 
 def run_train(args) -> int:
+    from reasonaudio_dataset.folders import check_data
+
+    check_data(args.data, ("train", "validation"))   # before torch and datasets load
+
     from evaluation.encoding import close_distributed, distributed
 
     from .loop import TrainConfig, train

@@ -56,12 +56,13 @@ RESUME = ".resume"
 
 
 def _check(config: TrainConfig) -> None:
-    from evaluation.report import check_out
+    from evaluation.report import MAX_BATCH, MAX_SEED, check_out
     from evaluation.runner import check_device
     from reasonaudio_metric.functional import check_count
 
-    for name, minimum in (("epochs", 1), ("batch_size", 2), ("seed", 0), ("workers", 0)):
-        check_count(f"--{name.replace('_', '-')}", getattr(config, name), minimum)
+    for name, minimum, maximum in (("epochs", 1, 10_000), ("batch_size", 2, MAX_BATCH), ("seed", 0, MAX_SEED),
+                                   ("workers", 0, 256)):
+        check_count(f"--{name.replace('_', '-')}", getattr(config, name), minimum, maximum)
     if config.max_steps is not None:
         check_count("--max-steps", config.max_steps, 1)
     if not (isinstance(config.lr, float) and 0 < config.lr < 1):
