@@ -536,22 +536,26 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
     if not is_natural(params["source"]):       # natural annotations are the source's, taken as given
         findings += _overlap_findings(bank, positives)
     configs = groups[0] or {"corpus": None}
-    jobs = [(str(out / relative), group, params["clip_seconds"], relative.split("/")[0], params["seed"], params["split"])
-            for relative in record["files"] if relative.split("/")[0] in configs
-            for group in range(pq.ParquetFile(out / relative).metadata.num_row_groups)]
+    jobs, clips = [], []     # a job per row group, and its clips (a file's last group is short)
+    for relative in (f for f in record["files"] if f.split("/")[0] in configs):
+        metadata = pq.ParquetFile(out / relative).metadata
+        for group in range(metadata.num_row_groups):
+            jobs.append((str(out / relative), group, params["clip_seconds"], relative.split("/")[0], params["seed"],
+                         params["split"]))
+            clips.append(metadata.row_group(group).num_rows)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    bar = tqdm(total=len(jobs) * AUDIO_ROWS_PER_GROUP, desc=f"checking audio ({record['parameters']['split']})",
-               unit="clip", disable=not progress)
+    bar = tqdm(total=sum(clips), desc=f"checking audio ({record['parameters']['split']})", unit="clip",
+               disable=not progress)
     if workers > 1:
         with context.Pool(workers, _init_worker, (bank, groups)) as pool:
-            for found in pool.imap(_row_group_findings, jobs):
+            for found, count in zip(pool.imap(_row_group_findings, jobs), clips):
                 findings += found
-                bar.update(AUDIO_ROWS_PER_GROUP)
+                bar.update(count)
     else:
         _init_worker(bank, groups)
-        for job in jobs:
+        for job, count in zip(jobs, clips):
             findings += _row_group_findings(job)
-            bar.update(AUDIO_ROWS_PER_GROUP)
+            bar.update(count)
     bar.close()
     return findings
 
