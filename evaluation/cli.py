@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -61,8 +62,7 @@ def add_commands(sub) -> dict:
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
     baselines = sub.add_parser(
-        "baselines", help="the reference points: random, oracle, bag-of-sounds, first-mentioned-first, timeline-rule, "
-                          "shortcut-audit, two-stage",
+        "baselines", help="the reference points: " + ", ".join(spec.partition(":")[0] for spec in BASELINES),
         description="Score the diagnostic baselines on a split and print one table (group accuracy per task, with "
                     "intervals). oracle must reach 100 %; shortcut-audit's interval must contain the random "
                     "baseline, or the generator has a shortcut. When the queries carry shape and depth, a second "
@@ -92,13 +92,13 @@ def add_commands(sub) -> dict:
                     "paired change from the reference run (one resample of queries serves both runs) with a\n"
                     "paired randomization p-value, per task and per task x depth. Nothing is encoded again.\n"
                     "Runs of different builds (by content digest), modes, splits or acoustic conditions are\n"
-                    "refused by name. Writes OUT/compare.{md,json,png}.",
+                    "refused by name. With --out, writes OUT/compare.{md,json,png} too.",
         epilog="example:\n  reasonaudio evaluate --data demo --model oracle --out runs/oracle\n"
                "  reasonaudio evaluate --data demo --model bag-of-sounds --out runs/bag\n"
                "  reasonaudio compare runs/bag runs/oracle --reference runs/bag --out runs/compare")
     compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more --out folders of reasonaudio evaluate")
     compare.add_argument("--reference", metavar="RUN_DIR", help="the run every other is compared with (default: the first)")
-    compare.add_argument("--out", required=True, help="folder for compare.md, compare.json, compare.png")
+    compare.add_argument("--out", help="also write compare.md, compare.json, compare.png here (default: print only)")
     compare.add_argument("--bootstrap", type=int, default=1000,
                          help="resamples for the intervals and the randomization test; 0: none (default: %(default)s)")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
@@ -119,14 +119,22 @@ def run_compare(args) -> int:
 
     check_count("--bootstrap", args.bootstrap, 0, MAX_RESAMPLES)
     check_count("--seed", args.seed, 0, MAX_SEED)
-    with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) as out:
+    with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) if args.out else nullcontext() as out:
         comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
         text = markdown(comparison)
-        place_files(out, {"compare.md": lambda path: path.write_text(text),
-                          "compare.json": lambda path: path.write_text(json.dumps(comparison, indent=2) + "\n"),
-                          "compare.png": lambda path: plot(comparison, path)})
+        if out:
+            place_files(out, {"compare.md": lambda path: path.write_text(text),
+                              "compare.json": lambda path: path.write_text(json.dumps(comparison, indent=2) + "\n"),
+                              "compare.png": lambda path: plot(comparison, path)})
     print(text)
+    if out:
+        print(wrote(out, COMPARE_FILES))
     return 0
+
+
+def wrote(out: Path, names) -> str:
+    """The closing line of a command that writes files: where each one is."""
+    return "wrote " + ", ".join(str(Path(out) / name) for name in names)
 
 
 def quiet(args) -> None:

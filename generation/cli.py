@@ -253,7 +253,12 @@ def _standin_parser(sub) -> None:
 def add_commands(sub) -> dict:
     """Register generate, merge, validate, publish and standin; returns their runners by name."""
     _generate_parser(sub)
-    merge = sub.add_parser("merge", help="combine the folders of independent generate jobs and write the card")
+    merge = sub.add_parser("merge", help="combine the folders of independent generate jobs and write the card",
+                           description="Copy into OUT the corpus files that the jobs of a sharded generate "
+                                       "(--num-shards N --shard-index i, one folder each) wrote, each checked to "
+                                       "belong to the same plan (fingerprint), then record every split whose files "
+                                       "are all there and write the dataset card. Exit 1 while some job's files are "
+                                       "still missing; run it again once they are done.")
     merge.add_argument("out", help="the folder to complete (may itself hold some jobs' files)")
     merge.add_argument("parts", nargs="*", help="folders written by other jobs (default: none)")
     add_force(merge)

@@ -480,6 +480,12 @@ def task_means(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, di
     return out
 
 
+def expectation_means(random: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
+    """`task_means` of the random expectations, rounded to 12 places: they are exact fractions (1/10 per
+    query of a group of 10), which a float sum turns into 0.10000000000000002."""
+    return {task: {m: round(v, 12) for m, v in means.items()} for task, means in task_means(random, tasks).items()}
+
+
 def _check_by(by) -> tuple[str, ...]:
     """`by` as a tuple of distinct column names, or a one-line error (a bare string is a common slip)."""
     if isinstance(by, str) or not isinstance(by, (tuple, list)) or not by or \
@@ -517,7 +523,7 @@ def _breakdown(values: dict[str, np.ndarray], random: dict[str, np.ndarray], cel
                by: tuple[str, ...], bootstrap: int, seed: int, confidence: float) -> dict:
     """{"by": columns, "cells": {key: {"where": {column: value}, "num_queries": n, metric: value, ...,
     "random": {metric: value}, "intervals": {metric: (low, high)}}}}: one self-contained record per cell."""
-    scores, chance = task_means(values, cell), task_means(random, cell)
+    scores, chance = task_means(values, cell), expectation_means(random, cell)
     intervals = bootstrap_intervals(values, cell, bootstrap, seed, confidence) if bootstrap else {}
     out = {}
     for key, where in cells.items():
@@ -667,7 +673,7 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     if HARD_NEGATIVE in values:
         random = {**random, HARD_NEGATIVE: np.full(len(query_ids), 0.5)}
     result = task_means(values, tasks)
-    result["random"] = task_means(random, tasks)
+    result["random"] = expectation_means(random, tasks)
     result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}
     if bootstrap:
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)

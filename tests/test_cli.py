@@ -55,3 +55,15 @@ def test_standin_writes_a_strong_label_corpus_and_says_what_it_wrote(tmp_path, c
                           (["standin", str(tmp_path / "new"), "--recordings", "0"], "recordings must be from 1")):
         assert main(argv) == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "new").exists()
+
+
+def test_the_top_level_help_lists_every_baseline_and_merge_says_what_it_does(capsys):
+    from evaluation.cli import BASELINES
+
+    parser, _ = build_parser()
+    listed = {choice.dest: choice.help for action in parser._subparsers._group_actions
+              for choice in action._choices_actions}     # what --help prints beside each command
+    assert all(spec.partition(":")[0] in listed["baselines"] for spec in BASELINES)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["merge", "--help"])
+    assert "belong to the same plan" in " ".join(capsys.readouterr().out.split())
