@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -120,6 +121,8 @@ def run_compare(args) -> int:
     check_count("--bootstrap", args.bootstrap, 0, MAX_RESAMPLES)
     check_count("--seed", args.seed, 0, MAX_SEED)
     with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) if args.out else nullcontext() as out:
+        status(f"compare: {len(args.runs)} runs, paired against {args.reference or args.runs[0]} "
+                 f"({args.bootstrap} resamples)")
         comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
         text = markdown(comparison)
         if out:
@@ -137,6 +140,11 @@ def wrote(out: Path, names) -> str:
     return "wrote " + ", ".join(str(Path(out) / name) for name in names)
 
 
+def status(text: str) -> None:
+    """A status line on stderr, at once: what a long command is doing before its first bar."""
+    print(text, file=sys.stderr, flush=True)
+
+
 def quiet(args) -> None:
     if args.quiet:
         import datasets
@@ -151,7 +159,6 @@ def quiet(args) -> None:
 
 
 def run_evaluate(args) -> int:
-    import contextlib
     import os
 
     from reasonaudio_dataset.folders import check_data
@@ -164,13 +171,15 @@ def run_evaluate(args) -> int:
     if writes:
         check_out(args.out, args.data, RESULT_FILES, args.overwrite)
     check_spec(args.model)
+    if writes and not args.quiet:
+        status(f"evaluate: {args.model} on {args.data} (split {args.split}, {args.mode} mode) into {args.out}")
 
     from .encoding import close_distributed, distributed, init_distributed
     from .runner import check_settings, run, run_conditions
     from .systems import EmbeddingSystem, EvalData, open_system
 
     check_settings(args.mode, args.device, args.batch_size, args.bootstrap, args.seed, flags=True)
-    with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else contextlib.nullcontext():
+    with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else nullcontext():
         device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
         rank, world = distributed()
         try:
@@ -196,6 +205,7 @@ def run_evaluate(args) -> int:
         out = write_results(args.out, result, run_record(system, args.model, args.data,
                                                          {**parameters, "device": device}, world))
     print((out / "results.md").read_text())
+    print(wrote(out, [name for name in RESULT_FILES if (out / name).is_file()]))
     return 0
 
 
@@ -333,7 +343,7 @@ def _cell_notes(results: dict) -> list[str]:
 
 
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
-                    progress: bool, acoustics: str | None = None) -> str:
+                    progress: bool, acoustics: str | None = None) -> tuple[str, dict]:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
     depth, the same per task x shape x depth, with notes on the cells that fail; and the results by system."""
     from .report import baseline_table, breakdown_table, place_files, write_results
@@ -343,8 +353,10 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     data = EvalData.load(data_path, "test", acoustics=acoustics)
     by = breakdown(data, ("shape", "depth"))
     results, notes = {}, []
-    for spec in BASELINES:
+    for number, spec in enumerate(BASELINES, 1):
         spec = spec.format(text_model=text_model)
+        if progress:
+            status(f"[{number}/{len(BASELINES)}] {spec}")
         if spec in LEARNED and train:
             spec = f"{spec}:?train={train}"
         try:
@@ -367,7 +379,8 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
             notes.append(_audit_verdict(result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
     if len(by) > 1:
-        table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals in baselines.json (--out):\n\n"
+        where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"
+        table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals {where}:\n\n"
                   + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
     for result in results.values():
         result.pop("per_query", None)
@@ -378,21 +391,26 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
 
 
 def run_baselines(args) -> int:
-    import contextlib
-
     from reasonaudio_dataset.folders import check_data
 
     check_data(args.data, ("test",))   # before torch and datasets load
     if args.train:
         check_data(args.train, ("train",))
+    if not args.quiet:
+        status(f"baselines: {len(BASELINES)} systems on {args.data} (test)" + (f" into {args.out}" if args.out else ""))
 
-    from .report import claimed_out
+    from .report import RESULT_FILES, claimed_out
     from .runner import check_device
 
     check_device(args.device)
     written = ("baselines.json", "baselines.md")
-    with claimed_out(args.out, args.data, written, args.overwrite) if args.out else contextlib.nullcontext():
+    with claimed_out(args.out, args.data, written, args.overwrite) if args.out else nullcontext():
         quiet(args)
-        print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
-                              args.acoustics)[0])
+        table = baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
+                                args.acoustics)[0]
+    print(table)
+    if args.out:
+        systems = sorted(p.name for p in Path(args.out).iterdir() if p.is_dir())
+        print(f"{wrote(args.out, written)}, and each system's results ({', '.join(RESULT_FILES)}) in a folder of its "
+              f"own: {', '.join(str(Path(args.out) / name) + '/' for name in systems)}")
     return 0

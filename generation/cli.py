@@ -181,6 +181,11 @@ def _run_merge(args) -> int:
 
 
 def _run_validate(args) -> int:
+    if not args.quiet:
+        print(f"validate: {args.dir}: every record, table and the card re-derived"
+              + ("" if args.quick else ", then every clip decoded and re-rendered (--quick skips it)"),
+              file=sys.stderr, flush=True)
+
     from .validate import validate
 
     problems = validate(args.dir, quick=args.quick, workers=args.workers, progress=not args.quiet)

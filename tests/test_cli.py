@@ -67,3 +67,28 @@ def test_the_top_level_help_lists_every_baseline_and_merge_says_what_it_does(cap
     with pytest.raises(SystemExit):
         parser.parse_args(["merge", "--help"])
     assert "belong to the same plan" in " ".join(capsys.readouterr().out.split())
+
+
+def test_an_interrupted_command_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import reasonaudio_cli
+
+    def killed():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(reasonaudio_cli, "main", killed)
+    assert reasonaudio_cli.entry() == 130
+    said = capsys.readouterr().err
+    assert said.startswith("reasonaudio: interrupted;") and said.count("\n") == 1
+
+
+def test_evaluate_and_validate_say_what_they_do_first_and_evaluate_where_it_wrote_last(small_corpus, tmp_path, capsys):
+    from evaluation.report import RESULT_FILES
+    from reasonaudio_cli import main
+
+    out = tmp_path / "run"
+    assert main(["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(out), "--bootstrap", "0"]) == 0
+    said = capsys.readouterr()
+    assert said.err.startswith(f"evaluate: oracle on {small_corpus} (split test, group mode) into {out}\n")
+    assert said.out.strip().splitlines()[-1] == "wrote " + ", ".join(str(out / name) for name in RESULT_FILES)
+    assert main(["validate", str(small_corpus), "--quick"]) == 0
+    said = capsys.readouterr()
+    assert said.err.startswith(f"validate: {small_corpus}: every record, table and the card re-derived\n")
