@@ -16,6 +16,7 @@ imported only when `--executor ray` is given.
 """
 from __future__ import annotations
 
+import socket
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from tqdm.auto import tqdm
 from .config import GenerateConfig
 
 RETRIES = 3           # runs of a task whose worker died, after the first
+CONNECT_SECONDS = 5.0   # to reach a cluster's address before it is refused
 LOCAL, RAY = "local", "ray"
 
 
@@ -49,9 +51,25 @@ def render_file(plan, index: int, count: int) -> dict[str, bytes]:
         return {relative: (Path(scratch) / STAGING / relative).read_bytes() for relative in written}
 
 
+def check_reachable(address: str | None) -> None:
+    """A `HOST:PORT` (or `ray://HOST:PORT`) cluster address that nothing answers is one line within
+    CONNECT_SECONDS, before any planning: `ray.init` would retry for minutes. `auto`, and no address (a new
+    local Ray, or RAY_ADDRESS), are Ray's to resolve."""
+    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
+    if not (host and port.isdigit()):
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise ValueError(f"--executor ray:{address}: no Ray cluster answers at {host}:{port} within "
+                         f"{CONNECT_SECONDS:g} s ({error.strerror or error}); start one (ray start --head) or give "
+                         "its address") from None
+
+
 def generate_on_ray(config: GenerateConfig, address: str | None, task=render_file) -> dict:
     """`generate` with the corpus files rendered by Ray tasks (see the module docstring); `task` is the function
     a task runs (tests wrap it)."""
+    check_reachable(address)
     try:
         import ray
     except ImportError:

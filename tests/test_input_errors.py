@@ -325,3 +325,16 @@ def test_the_common_slips_are_refused_before_torch_or_datasets_load(small_corpus
     for (argv, message), (status, err) in zip(cases, said):
         assert status == 2 and message in err and err.count("\n") == 1, (argv, err)
     assert loaded == [] and not (tmp_path / "out").exists()
+
+
+def test_a_ray_address_nothing_answers_is_one_line_before_any_work(tmp_path, capsys):
+    """ray.init would retry for minutes; the address is tried first (no Ray needed to be told so)."""
+    import socket
+
+    with socket.socket() as probe:      # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "out"
+    _fails(capsys, ["generate", "--out", str(out), "--executor", f"ray:127.0.0.1:{port}", "--queries-per-task", "2",
+                    "--quiet"], f"--executor ray:127.0.0.1:{port}: no Ray cluster answers at 127.0.0.1:{port} within 5 s")
+    assert not out.exists()
