@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +20,7 @@ import numpy as np
 
 from .card import RECORDS
 from .folders import check_data
+from .schema import data_pattern
 
 MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
 TABLES = ("queries", "corpus", "qrels")
@@ -181,15 +183,37 @@ def table_cache(folder: str | Path, table: str, split: str) -> Path:
     return Path(datasets.config.HF_DATASETS_CACHE) / "reasonaudio" / table_digest(folder, table, split)[:32]
 
 
+def damaged_file(path_or_repo: str, table: str, split: str) -> str | None:
+    """The first Parquet file of a local table whose footer cannot be read (a truncated copy, a disk that
+    filled up), with the reader's words; None when every file opens (or the table is remote)."""
+    import pyarrow.parquet as pq
+
+    folder = Path(path_or_repo)
+    for path in sorted(folder.glob(data_pattern(table, split))) if folder.is_dir() else ():
+        try:
+            pq.ParquetFile(path)
+        except Exception as error:     # pyarrow's ArrowInvalid, OSError: either way the file is unreadable
+            return f"{path} is damaged ({error})"
+    return None
+
+
 def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
     """One table, converted once per content (`table_cache`); a Hub id that cannot be fetched (offline,
     unknown) is a one-line error with its cause."""
     cache = table_cache(path_or_repo, table, split) if Path(path_or_repo).is_dir() else None
+    logger, level = logging.getLogger("datasets"), logging.getLogger("datasets").level
+    logger.setLevel(logging.CRITICAL)      # its errors come back as the exception, said once below
     try:
         loaded = datasets.load_dataset(path_or_repo, table, split=split, cache_dir=str(cache) if cache else None)
     except (ValueError, OSError) as error:
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ValueError(f"cannot load the {table} table of {path_or_repo} (split {split!r}): {cause}") from None
+    except datasets.exceptions.DatasetGenerationError as error:    # a file datasets cannot convert
+        raise ValueError(f"cannot load the {table} table of {path_or_repo} (split {split!r}): "
+                         f"{damaged_file(path_or_repo, table, split) or error.__cause__ or error}; "
+                         f"`reasonaudio validate {path_or_repo}` checks every file") from None
+    finally:
+        logger.setLevel(level)
     if cache is not None:   # datasets' own fingerprint ignores the content too; what keys on it (map, filter,
         loaded._fingerprint = cache.name[:16]   # the metric's parsed tables) must see the new content
     return loaded

@@ -3,6 +3,7 @@ clear one-line error naming its cause, raised before any work; every dtype score
 import argparse
 import itertools
 import os
+from pathlib import Path
 import re
 
 import evaluate
@@ -338,3 +339,14 @@ def test_a_ray_address_nothing_answers_is_one_line_before_any_work(tmp_path, cap
     _fails(capsys, ["generate", "--out", str(out), "--executor", f"ray:127.0.0.1:{port}", "--queries-per-task", "2",
                     "--quiet"], f"--executor ray:127.0.0.1:{port}: no Ray cluster answers at 127.0.0.1:{port} within 5 s")
     assert not out.exists()
+
+
+def test_a_truncated_corpus_file_is_named_with_the_command_that_checks_the_folder(small_corpus, tmp_path, capsys):
+    import shutil
+
+    build = Path(shutil.copytree(small_corpus, tmp_path / "build"))
+    damaged = sorted((build / "corpus").glob("test-*.parquet"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:damaged.stat().st_size // 2])      # a copy cut short
+    error = _fails(capsys, ["evaluate", "--data", str(build), "--model", "oracle", "--out", str(tmp_path / "run"),
+                            "--quiet"], f"cannot load the corpus table of {build} (split 'test'): {damaged} is damaged (")
+    assert error.endswith(f"`reasonaudio validate {build}` checks every file")
