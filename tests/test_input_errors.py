@@ -3,8 +3,8 @@ clear one-line error naming its cause, raised before any work; every dtype score
 import argparse
 import itertools
 import os
-from pathlib import Path
 import re
+from pathlib import Path
 
 import evaluate
 import numpy as np
