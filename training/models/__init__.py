@@ -13,6 +13,7 @@ from ..files import DAMAGED_MODEL, read_json, write_json
 from . import clap, detector, dual, small
 
 MODEL_FILE = "reasonaudio_model.json"
+MAX_ADAPTER_LAYERS = 12   # the dual encoder's trainable layers over its frozen states (MiniLM itself has 6)
 KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap, "detector": detector.Detector,
          "dual": dual.DualEncoder}
 
@@ -29,7 +30,10 @@ def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "c
         raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; dual takes ?adapter_layers=N, small takes "
                          "small:?dropout=P")
     if kind == "dual" and location:
-        return dual.DualEncoder.create(location, **{key: int(value) for key, value in options.items()}).to(device)
+        layers = options.get("adapter_layers", str(dual.DualConfig.adapter_layers))
+        if not layers.isdigit() or int(layers) > MAX_ADAPTER_LAYERS:
+            raise ValueError(f"--model {spec!r}: adapter_layers must be a whole number from 0 to {MAX_ADAPTER_LAYERS}")
+        return dual.DualEncoder.create(location, adapter_layers=int(layers)).to(device)
     if kind == "small" and not location:
         try:
             dropout = float(options.get("dropout", small.SmallConfig.dropout))
