@@ -115,14 +115,15 @@ COMPARE_FILES = ("compare.md", "compare.json", "compare.png")
 def run_compare(args) -> int:
     from reasonaudio_metric.functional import check_count
 
-    from .compare import compare, markdown, plot
+    from .compare import check_comparable, compare, load_run, markdown, plot
     from .report import MAX_RESAMPLES, MAX_SEED, claimed_out, place_files
 
     check_count("--bootstrap", args.bootstrap, 0, MAX_RESAMPLES)
     check_count("--seed", args.seed, 0, MAX_SEED)
+    check_comparable([load_run(folder) for folder in args.runs])    # the slips, before the line saying it starts
     with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) if args.out else nullcontext() as out:
         status(f"compare: {len(args.runs)} runs, paired against {args.reference or args.runs[0]} "
-                 f"({args.bootstrap} resamples)")
+               f"({args.bootstrap} resamples)")
         comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
         text = markdown(comparison)
         if out:
@@ -163,10 +164,11 @@ def run_evaluate(args) -> int:
 
     from reasonaudio_dataset.folders import check_data
 
-    from .report import RESULT_FILES, check_out, claimed_out, write_results
+    from .report import RESULT_FILES, check_options, check_out, claimed_out, write_results
     from .systems import check_spec
 
     writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
+    check_options(args.mode, args.batch_size, args.bootstrap, args.seed, True, args.device)
     check_data(args.data, (args.split,))   # the slips a user makes most, refused before torch and datasets load
     if writes:
         check_out(args.out, args.data, RESULT_FILES, args.overwrite)
@@ -393,17 +395,20 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
 def run_baselines(args) -> int:
     from reasonaudio_dataset.folders import check_data
 
+    from .report import RESULT_FILES, check_out, claimed_out
+
+    written = ("baselines.json", "baselines.md")
     check_data(args.data, ("test",))   # before torch and datasets load
     if args.train:
         check_data(args.train, ("train",))
+    if args.out:
+        check_out(args.out, args.data, written, args.overwrite)
     if not args.quiet:
         status(f"baselines: {len(BASELINES)} systems on {args.data} (test)" + (f" into {args.out}" if args.out else ""))
 
-    from .report import RESULT_FILES, claimed_out
     from .runner import check_device
 
     check_device(args.device)
-    written = ("baselines.json", "baselines.md")
     with claimed_out(args.out, args.data, written, args.overwrite) if args.out else nullcontext():
         quiet(args)
         table = baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,

@@ -5,6 +5,7 @@ import fcntl
 import json
 import os
 import platform
+import re
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -13,11 +14,28 @@ from pathlib import Path
 from statistics import fmean
 from typing import Callable, Sequence
 
+from reasonaudio_metric.functional import check_count
+
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}   # each mode and its headline metric
 MODES = tuple(HEADLINE)
 MAX_BATCH = 4096            # texts or clips per encoder call: 4096 clips of 10 s at 16 kHz are 2.6 GB
 MAX_RESAMPLES = 100_000     # bootstrap resamples: each holds one value per query and task
 MAX_SEED = 2 ** 32 - 1
+DEVICE = re.compile(r"(cpu|cuda|mps|xpu)(:\d+)?")   # the device names a run takes (torch knows more)
+
+
+def check_options(mode: str, batch_size: int, bootstrap: int, seed: int = 0, flags: bool = False,
+                  device: str = "cpu") -> None:
+    """A run's settings, checked before anything loads: the device's name too (whether it is there needs
+    torch: `runner.check_device`); `flags` names them as CLI options."""
+    name = (lambda key: "--" + key.replace("_", "-")) if flags else str
+    if not DEVICE.fullmatch(device):
+        raise ValueError(f"unknown device {device!r}; use cpu, cuda, cuda:1, mps, ...")
+    if mode not in MODES:
+        raise ValueError(f"{name('mode')} must be one of {MODES}, got {mode!r}")
+    check_count(name("batch_size"), batch_size, 1, MAX_BATCH)
+    check_count(name("bootstrap"), bootstrap, 0, MAX_RESAMPLES)
+    check_count(name("seed"), seed, 0, MAX_SEED)
 PACKAGES = ("reasonaudio", "numpy", "torch", "datasets", "evaluate", "transformers", "sentence-transformers")
 
 

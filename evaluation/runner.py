@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from reasonaudio_metric.functional import check_count, paired_differences, score
+from reasonaudio_metric.functional import paired_differences, score
 
 from .encoding import distributed
-from .report import MAX_BATCH, MAX_RESAMPLES, MAX_SEED, MODES
+from .report import MODES, check_options
 from .systems import EmbeddingSystem, EvalData, System
 
 
@@ -38,12 +38,7 @@ def check_device(device: str) -> None:
 
 def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, seed: int = 0, flags: bool = False) -> None:
     """Every setting of a run, checked before any data or model loads; `flags` names them as CLI options."""
-    name = (lambda key: "--" + key.replace("_", "-")) if flags else str
-    if mode not in MODES:
-        raise ValueError(f"{name('mode')} must be one of {MODES}, got {mode!r}")
-    check_count(name("batch_size"), batch_size, 1, MAX_BATCH)
-    check_count(name("bootstrap"), bootstrap, 0, MAX_RESAMPLES)
-    check_count(name("seed"), seed, 0, MAX_SEED)
+    check_options(mode, batch_size, bootstrap, seed, flags, device)
     check_device(device)
 
 

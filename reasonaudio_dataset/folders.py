@@ -29,6 +29,8 @@ def check_data(data: str, splits: tuple[str, ...] = ()) -> None:
     if not folder.is_dir():
         raise ValueError(f"{data} is a file, not a folder written by reasonaudio generate")
     finished, begun = set(record_files(folder)), set(record_files(folder, planned=True))
+    if not (finished or begun or (folder / "README.md").is_file()):
+        raise ValueError(not_a_corpus(folder))
     for split in splits:
         if split in finished:
             continue
@@ -38,3 +40,8 @@ def check_data(data: str, splits: tuple[str, ...] = ()) -> None:
         if finished:
             raise ValueError(f"{data} has no split {split!r}; it has {sorted(finished)} (make it with "
                              f"`reasonaudio generate --out {data} --split {split}`)")
+
+
+def not_a_corpus(folder: Path) -> str:
+    return (f"{folder} is not a ReasonAudio corpus: no dataset card (README.md) declaring the queries, corpus, qrels "
+            "tables; make one with `reasonaudio generate`")

@@ -19,7 +19,7 @@ import datasets
 import numpy as np
 
 from .card import RECORDS
-from .folders import check_data
+from .folders import check_data, not_a_corpus
 from .schema import data_pattern
 
 MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
@@ -166,8 +166,7 @@ def _check_card(folder: Path, split: str) -> None:
     meta = meta if isinstance(meta, dict) else {}
     configs = {c.get("config_name"): c.get("data_files") for c in meta.get("configs") or () if isinstance(c, dict)}
     if not folder.is_dir() or not set(TABLES) <= set(configs):
-        raise ValueError(f"{folder} is not a ReasonAudio corpus: no dataset card (README.md) declaring the "
-                         f"{', '.join(TABLES)} tables; make one with `reasonaudio generate`")
+        raise ValueError(not_a_corpus(folder))
     files = configs["queries"] if isinstance(configs["queries"], list) else []
     splits = {f.get("split") for f in files if isinstance(f, dict)}
     if splits and split not in splits:

@@ -229,15 +229,15 @@ def test_evaluate_refuses_bad_parameters_before_any_work(small_corpus, tmp_path,
 def test_evaluate_and_baselines_without_cuda_say_so(small_corpus, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(tmp_path / "o"),
-                    "--device", "cuda"], "device 'cuda': CUDA is not available")
-    _fails(capsys, ["baselines", "--data", str(small_corpus), "--device", "cuda"], "CUDA is not available")
+                    "--device", "cuda", "--quiet"], "device 'cuda': CUDA is not available")   # (no status line first)
+    _fails(capsys, ["baselines", "--data", str(small_corpus), "--device", "cuda", "--quiet"], "CUDA is not available")
 
 
 @pytest.mark.parametrize("model", ["clap:some/unknown-repo", "two-stage:some/unknown-repo?captions=oracle"])
 def test_a_model_that_cannot_be_fetched_offline_is_one_line(small_corpus, tmp_path, capsys, monkeypatch, model):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    err = _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", model, "--out", str(tmp_path / "o")],
-                 f"cannot load model {model}: not found, or cannot be fetched")
+    err = _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", model, "--out", str(tmp_path / "o"),
+                          "--quiet"], f"cannot load model {model}: not found, or cannot be fetched")
     assert "HF_HUB_OFFLINE" in err
 
 
