@@ -1,5 +1,5 @@
 """The `reasonaudio` command. Each stage registers its own subcommands here, in data-flow order:
-generation (generate, merge, validate, publish), training (train), evaluation (evaluate, baselines),
+generation (generate, merge, validate, publish, standin), training (train), evaluation (evaluate, baselines),
 the metric (publish-metric); `demo` runs generation then evaluation. `python -m reasonaudio_cli` is the same command
 (what `torchrun -m reasonaudio_cli evaluate ...` launches)."""
 from __future__ import annotations
@@ -17,6 +17,7 @@ EXAMPLES = """examples:
   reasonaudio merge reasonaudio part0 part1 ... part9
   reasonaudio validate reasonaudio
   reasonaudio publish reasonaudio --repo-id my-org/reasonaudio --dry-run
+  reasonaudio standin standin                                       # a strong-label stand-in: then --source strong:standin?...
   reasonaudio evaluate --data reasonaudio --model clap:laion/clap-htsat-unfused --device cuda --out runs/clap
   reasonaudio evaluate --data reasonaudio --model python:my_models:make_encoder --out runs/mine
   reasonaudio evaluate --data reasonaudio --model embeddings:vectors.npz --out runs/precomputed

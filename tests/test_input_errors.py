@@ -350,3 +350,32 @@ def test_a_truncated_corpus_file_is_named_with_the_command_that_checks_the_folde
     error = _fails(capsys, ["evaluate", "--data", str(build), "--model", "oracle", "--out", str(tmp_path / "run"),
                             "--quiet"], f"cannot load the corpus table of {build} (split 'test'): {damaged} is damaged (")
     assert error.endswith(f"`reasonaudio validate {build}` checks every file")
+
+
+@pytest.mark.parametrize("command, options, message", [
+    ("generate", ["--sample-rate", "10000000"], "sample-rate must be at most 192000 Hz, got 10000000"),
+    ("generate", ["--clip-seconds", "600", "--sample-rate", "192000"], "make a group of 4.3 GiB; at most 2 GiB"),
+    ("generate", ["--queries-per-task", "100000000"], "queries-per-task must be from 1 to 100,000"),
+    ("generate", ["--candidates", "1000"], "candidates must be from 2 to 100"),
+    ("generate", ["--atomic-sounds", "0"], "atomic-sounds must be from 1 to 100,000"),
+    ("generate", ["--workers", "100000"], "workers must be from 1 to 256"),
+    ("generate", ["--seed", "-1"], "seed must be from 0 to 4,294,967,295"),
+    ("demo", ["--queries-per-task", "0"], "queries-per-task must be from 1 to 100,000"),
+    ("validate", ["--workers", "0"], "--workers must be from 1 to 256"),
+    ("evaluate", ["--batch-size", "100000"], "--batch-size must be at most 4,096"),
+    ("evaluate", ["--bootstrap", "10000000"], "--bootstrap must be at most 100,000"),
+    ("evaluate", ["--seed", "-3"], "--seed must be an integer >= 0"),
+    ("compare", ["--seed", "-1"], "--seed must be an integer >= 0"),
+    ("train", ["--epochs", "100000"], "--epochs must be at most 10,000"),
+    ("train", ["--batch-size", "100000"], "--batch-size must be at most 4,096"),
+    ("train", ["--workers", "1000"], "--workers must be at most 256"),
+    ("standin", ["--recordings", "1000000"], "recordings must be from 1 to 100000"),
+])
+def test_every_numeric_option_is_bounded_to_what_audio_and_memory_allow(training_splits, tmp_path, capsys, command,
+                                                                        options, message):
+    data, out = str(training_splits), str(tmp_path / "out")
+    where = {"generate": ["--out", out], "demo": ["--out", out], "validate": [data], "standin": [out],
+             "evaluate": ["--data", data, "--split", "validation", "--model", "oracle", "--out", out],
+             "compare": [str(tmp_path), str(tmp_path)], "train": ["--data", data, "--out", out]}[command]
+    _fails(capsys, [command, *where, *options, *(["--quiet"] if command != "compare" else [])], message)
+    assert not (tmp_path / "out").exists()
