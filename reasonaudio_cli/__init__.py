@@ -28,6 +28,9 @@ EXAMPLES = """examples:
 """
 
 
+VALIDATION_SOUNDS = 100    # the built-in bank has 104 recordings in its validation split
+
+
 def _demo_parser(sub) -> None:
     demo = sub.add_parser("demo", help="build a small corpus from the built-in bank and print the baseline table",
                           description="Generate the test, validation and train splits of a small corpus from the "
@@ -48,8 +51,10 @@ def _demo_configs(args) -> dict:
 
     sizes = {"test": args.queries_per_task, "validation": max(1, args.queries_per_task // 4),
              "train": args.queries_per_task}
+    sounds = {"validation": VALIDATION_SOUNDS}    # the built-in bank's validation share: all of it, said quietly
     configs = {split: GenerateConfig(out=args.out, split=split, queries_per_task=size, sample_rate=16000,
-                                     progress=not args.quiet) for split, size in sizes.items()}
+                                     progress=not args.quiet, atomic_sounds=sounds.get(split, GenerateConfig.atomic_sounds))
+               for split, size in sizes.items()}
     for config in configs.values():
         config.check_same_corpus()
     return configs
