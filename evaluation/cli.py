@@ -5,16 +5,18 @@ import argparse
 import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 
+from reasonaudio_dataset.folders import check_data
 from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
 
-from .compare import compare, markdown, plot
-from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, claimed_out, place_files,
-                     write_results)
-from .systems import HELP, open_system
+from .compare import check_comparable, compare, load_run, markdown, plot
+from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_options, check_out, claimed_out,
+                     place_files, write_results)
+from .systems import HELP, check_spec, open_system
 
 DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
 
@@ -68,8 +70,7 @@ def add_commands(sub) -> dict:
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
     baselines = sub.add_parser(
-        "baselines", help="the reference points: random, oracle, bag-of-sounds, first-mentioned-first, timeline-rule, "
-                          "shortcut-audit, two-stage",
+        "baselines", help="the reference points: " + ", ".join(spec.partition(":")[0] for spec in BASELINES),
         description="Score the diagnostic baselines on a split and print one table (group accuracy per task, with "
                     "intervals). oracle must reach 100 %; shortcut-audit's interval must contain the random "
                     "baseline, or the generator has a shortcut. When the queries carry shape and depth, a second "
@@ -99,13 +100,13 @@ def add_commands(sub) -> dict:
                     "paired change from the reference run (one resample of queries serves both runs) with a\n"
                     "paired randomization p-value, per task and per task x depth. Nothing is encoded again.\n"
                     "Runs of different builds (by content digest), modes, splits or acoustic conditions are\n"
-                    "refused by name. Writes OUT/compare.{md,json,png}.",
+                    "refused by name. With --out, writes OUT/compare.{md,json,png} too.",
         epilog="example:\n  reasonaudio evaluate --data demo --model oracle --out runs/oracle\n"
                "  reasonaudio evaluate --data demo --model bag-of-sounds --out runs/bag\n"
                "  reasonaudio compare runs/bag runs/oracle --reference runs/bag --out runs/compare")
     compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more --out folders of reasonaudio evaluate")
     compare.add_argument("--reference", metavar="RUN_DIR", help="the run every other is compared with (default: the first)")
-    compare.add_argument("--out", required=True, help="folder for compare.md, compare.json, compare.png")
+    compare.add_argument("--out", help="also write compare.md, compare.json, compare.png here (default: print only)")
     compare.add_argument("--bootstrap", type=int, default=1000,
                          help="resamples for the intervals and the randomization test; 0: none (default: %(default)s)")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
@@ -121,14 +122,31 @@ COMPARE_FILES = ("compare.md", "compare.json", "compare.png")
 def run_compare(args) -> int:
     check_resamples("--bootstrap", args.bootstrap)
     check_count("--seed", args.seed, 0)
-    with claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) as out:
+    check_comparable([load_run(folder) for folder in args.runs])    # the slips, before the line saying it starts
+    claim = claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) if args.out else contextlib.nullcontext()
+    with claim as out:
+        status(f"compare: {len(args.runs)} runs, paired against {args.reference or args.runs[0]} "
+               f"({args.bootstrap} resamples)")
         comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
         text = markdown(comparison)
-        place_files(out, {"compare.md": lambda path: path.write_text(text),
-                          "compare.json": lambda path: path.write_text(json.dumps(comparison, indent=2) + "\n"),
-                          "compare.png": lambda path: plot(comparison, path)})
+        if out:
+            place_files(out, {"compare.md": lambda path: path.write_text(text),
+                              "compare.json": lambda path: path.write_text(json.dumps(comparison, indent=2) + "\n"),
+                              "compare.png": lambda path: plot(comparison, path)})
     print(text)
+    if out:
+        print(wrote(out, COMPARE_FILES))
     return 0
+
+
+def wrote(out: Path, names) -> str:
+    """The closing line of a command that writes files: where each one is."""
+    return "wrote " + ", ".join(str(Path(out) / name) for name in names)
+
+
+def status(text: str) -> None:
+    """A status line on stderr, at once: what a long command is doing before its first bar."""
+    print(text, file=sys.stderr, flush=True)
 
 
 def quiet(args) -> None:
@@ -145,14 +163,22 @@ def quiet(args) -> None:
 
 
 def run_evaluate(args) -> int:
+    writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
+    check_options(args.mode, args.batch_size, args.bootstrap, args.seed, True, args.device)
+    check_data(args.data, (args.split,))   # the slips a user makes most, refused before torch and datasets load
+    if writes:
+        check_out(args.out, args.data, RESULT_FILES, args.overwrite)
+    check_spec(args.model)
+    if writes and not args.quiet:
+        status(f"evaluate: {args.model} on {args.data} (split {args.split}, {args.mode} mode) into {args.out}")
+
     # torch and datasets, imported on use: --help stays fast
     from models.distributed import close_distributed, distributed, init_distributed
 
     from .runner import check_settings, run, run_conditions
     from .systems import EmbeddingSystem, EvalData
 
-    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, flags=True, seed=args.seed)
-    writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
+    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, args.seed, flags=True)
     with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else contextlib.nullcontext():
         device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
         rank, world = distributed()
@@ -179,6 +205,7 @@ def run_evaluate(args) -> int:
         out = write_results(args.out, result, run_record(system, args.model, args.data,
                                                          {**parameters, "device": device}, world))
     print((out / "results.md").read_text())
+    print(wrote(out, [name for name in RESULT_FILES if (out / name).is_file()]))
     return 0
 
 
@@ -319,7 +346,7 @@ def _cell_notes(results: dict) -> list[str]:
 
 
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
-                    progress: bool, acoustics: str | None = None) -> str:
+                    progress: bool, acoustics: str | None = None) -> tuple[str, dict]:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
     depth, the same per task x shape x depth, with notes on the cells that fail; and the results by system."""
     # torch and datasets, imported on use: --help stays fast
@@ -331,8 +358,10 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     data = EvalData.load(data_path, "test", acoustics=acoustics)
     by = breakdown(data, ("shape", "depth"))
     results, notes = {}, []
-    for spec in BASELINES:
+    for number, spec in enumerate(BASELINES, 1):
         spec = spec.format(text_model=text_model)
+        if progress:
+            status(f"[{number}/{len(BASELINES)}] {spec}")
         if spec in LEARNED and train:
             spec = f"{spec}:?train={train}"
         try:
@@ -355,7 +384,8 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
             notes.append(_audit_verdict(result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
     if len(by) > 1:
-        table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals in baselines.json (--out):\n\n"
+        where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"
+        table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals {where}:\n\n"
                   + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
     for result in results.values():
         result.pop("per_query", None)
@@ -366,12 +396,25 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
 
 
 def run_baselines(args) -> int:
+    written = ("baselines.json", "baselines.md")
+    check_data(args.data, ("test",))   # before torch and datasets load
+    if args.train:
+        check_data(args.train, ("train",))
+    if args.out:
+        check_out(args.out, args.data, written, args.overwrite)
+    if not args.quiet:
+        status(f"baselines: {len(BASELINES)} systems on {args.data} (test)" + (f" into {args.out}" if args.out else ""))
+
     from models.distributed import check_device   # torch, imported on use: --help stays fast
 
     check_device(args.device)
-    written = ("baselines.json", "baselines.md")
     with claimed_out(args.out, args.data, written, args.overwrite) if args.out else contextlib.nullcontext():
         quiet(args)
-        print(baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
-                              args.acoustics)[0])
+        table = baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
+                                args.acoustics)[0]
+    print(table)
+    if args.out:
+        systems = sorted(p.name for p in Path(args.out).iterdir() if p.is_dir())
+        print(f"{wrote(args.out, written)}, and each system's results ({', '.join(RESULT_FILES)}) in a folder of its "
+              f"own: {', '.join(str(Path(args.out) / name) + '/' for name in systems)}")
     return 0

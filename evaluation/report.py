@@ -5,6 +5,7 @@ import fcntl
 import json
 import os
 import platform
+import re
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -14,9 +15,25 @@ from statistics import fmean
 from typing import Callable, Sequence
 
 from reasonaudio_dataset.folders import check_results_folder
+from reasonaudio_metric.functional import MAX_BATCH, MAX_SEED, check_count, check_resamples
 
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}   # each mode and its headline metric
 MODES = tuple(HEADLINE)
+DEVICE = re.compile(r"(cpu|cuda|mps|xpu)(:\d+)?")   # the device names a run takes (torch knows more)
+
+
+def check_options(mode: str, batch_size: int, bootstrap: int, seed: int = 0, flags: bool = False,
+                  device: str = "cpu") -> None:
+    """A run's settings, checked before anything loads: the device's name too (whether it is there needs
+    torch: `runner.check_device`); `flags` names them as CLI options."""
+    name = (lambda key: "--" + key.replace("_", "-")) if flags else str
+    if not DEVICE.fullmatch(device):
+        raise ValueError(f"unknown device {device!r}; use cpu, cuda, cuda:1, mps, ...")
+    if mode not in MODES:
+        raise ValueError(f"{name('mode')} must be one of {MODES}, got {mode!r}")
+    check_count(name("batch_size"), batch_size, 1, MAX_BATCH)
+    check_resamples(name("bootstrap"), bootstrap)
+    check_count(name("seed"), seed, 0, MAX_SEED)
 PACKAGES = ("reasonaudio", "numpy", "torch", "datasets", "evaluate", "transformers", "sentence-transformers")
 
 

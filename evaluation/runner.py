@@ -6,19 +6,14 @@ import torch
 
 from models.distributed import check_device, distributed
 from models.scoring import EmbeddingSystem, EvalData, System, group_matrix
-from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, score
+from reasonaudio_metric.functional import paired_differences, score
 
-from .report import MODES
+from .report import check_options
 
 
-def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, flags: bool = False, seed: int = 0) -> None:
+def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, seed: int = 0, flags: bool = False) -> None:
     """Every setting of a run, checked before any data or model loads; `flags` names them as CLI options."""
-    name = (lambda key: "--" + key.replace("_", "-")) if flags else str
-    if mode not in MODES:
-        raise ValueError(f"{name('mode')} must be one of {MODES}, got {mode!r}")
-    check_count(name("batch_size"), batch_size, 1)
-    check_resamples(name("bootstrap"), bootstrap)
-    check_count(name("seed"), seed, 0)
+    check_options(mode, batch_size, bootstrap, seed, flags, device)
     check_device(device)
 
 
@@ -34,7 +29,7 @@ def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu"
     """The metric's result dict for `system` on `data`, broken down `by` those query columns (default:
     task x depth where the queries carry depth); with each query's values when `per_query`. None on the
     ranks other than 0 of a launcher's process group when the system shares its encoding (`shared`)."""
-    check_settings(mode, device, batch_size, bootstrap, seed=seed)
+    check_settings(mode, device, batch_size, bootstrap, seed)
     by = by or breakdown(data)
     full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
     if getattr(system, "shared", False) and distributed()[0] != 0:
@@ -102,7 +97,7 @@ def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_
     """Score any model given as two functions: texts -> vectors and mono float32 arrays (at
     `sampling_rate`) -> vectors, e.g. an MLLM embedder on your GPU. A batch with the wrong number of
     vectors, NaN or inf, or a width unlike the text vectors' is an error naming that batch."""
-    check_settings(mode, device, batch_size, bootstrap)
+    check_settings(mode, device, batch_size, bootstrap, seed)
     system = EmbeddingSystem(name, encode_text, encode_audio, sampling_rate)
     data = data if isinstance(data, EvalData) else EvalData.load(data, split)
     return run(system, data, mode, device, batch_size, bootstrap, seed, progress)

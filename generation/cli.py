@@ -1,4 +1,4 @@
-"""The generation stage's subcommands of `reasonaudio`: generate, merge, validate, publish."""
+"""The generation stage's subcommands of `reasonaudio`: generate, merge, validate, publish, standin."""
 from __future__ import annotations
 
 import argparse
@@ -131,9 +131,12 @@ def given(options: dict) -> dict:
 
 
 def _run_generate(args) -> int:
+    config = generate_config(args)
+    config.check_same_corpus()      # before the pipeline (and datasets) load: the slip is refused at once
+
     from .pipeline import generate   # datasets and pyarrow, imported on use: --help stays fast
 
-    record = generate(generate_config(args))
+    record = generate(config)
     print_summary(record, args.split, args.out)
     if record["skipped_sources"]:
         print(f"skipped {len(record['skipped_sources'])} source recording(s) (unusable, or inaudible under an acoustic "
@@ -178,6 +181,11 @@ def _run_merge(args) -> int:
 
 
 def _run_validate(args) -> int:
+    if not args.quiet:
+        print(f"validate: {args.dir}: every record, table and the card re-derived"
+              + ("" if args.quick else ", then every clip decoded and re-rendered (--quick skips it)"),
+              file=sys.stderr, flush=True)
+
     from .validate import validate   # datasets and pyarrow, imported on use: --help stays fast
 
     problems = validate(args.dir, quick=args.quick, workers=args.workers, progress=not args.quiet)
@@ -212,10 +220,50 @@ def _run_publish(args) -> int:
     return 0
 
 
+def _run_standin(args) -> int:
+    from .standin import write_standin
+
+    folder = Path(args.dir)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise ValueError(f"{folder} is not an empty folder: the stand-in is written into a new one")
+    write_standin(folder, args.recordings, args.seconds, source=args.source, seed=args.seed, progress=not args.quiet)
+    print(f"wrote {args.recordings} recordings of {args.seconds:g} s to {folder}/Ystandin*_0.wav and their labels twice:\n"
+          f"  {folder / 'labels.tsv'}  DCASE: filename onset offset event_label\n"
+          f"  {folder / 'audioset.tsv'}  AudioSet strong: segment_id start_time_seconds end_time_seconds label, "
+          f"the ids named in {folder / 'ontology.json'}\n"
+          f"build on it: reasonaudio generate --source \"strong:{folder}?labels=audioset.tsv&ontology=ontology.json"
+          f"&as_split=test\" --out natural-standin")
+    return 0
+
+
+def _standin_parser(sub) -> None:
+    standin = sub.add_parser(
+        "standin", help="write a stand-in strongly-labelled corpus (recordings, DCASE and AudioSet tables)",
+        description="Render recordings whose truth is known (2-4 classes of the source each, repeated and "
+                    "overlapping at differing levels) and write what an annotator would: every event with its "
+                    "onset and offset jittered by up to 0.1 s, some split in two by a short gap, as a DCASE table "
+                    "(labels.tsv) and an AudioSet strong table (audioset.tsv, ids named by ontology.json). A "
+                    "natural build to try when no AudioSet strong or DESED download is at hand.")
+    standin.add_argument("dir", help="a new (or empty) folder")
+    standin.add_argument("--recordings", type=int, default=120,
+                         help="how many recordings (default: %(default)s)")
+    standin.add_argument("--seconds", type=float, default=10.0,
+                         help="length of each recording in seconds, at least 5 (default: %(default)s)")
+    standin.add_argument("--source", default="synthetic:",
+                         help="the atomic sounds mixed into the recordings, any generate --source (default: %(default)s)")
+    standin.add_argument("--seed", type=int, default=0, help="(default: %(default)s)")
+    standin.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+
+
 def add_commands(sub) -> dict:
-    """Register generate, merge, validate and publish; returns their runners by name."""
+    """Register generate, merge, validate, publish and standin; returns their runners by name."""
     _generate_parser(sub)
-    merge = sub.add_parser("merge", help="combine the folders of independent generate jobs and write the card")
+    merge = sub.add_parser("merge", help="combine the folders of independent generate jobs and write the card",
+                           description="Copy into OUT the corpus files that the jobs of a sharded generate "
+                                       "(--num-shards N --shard-index i, one folder each) wrote, each checked to "
+                                       "belong to the same plan (fingerprint), then record every split whose files "
+                                       "are all there and write the dataset card. Exit 1 while some job's files are "
+                                       "still missing; run it again once they are done.")
     merge.add_argument("out", help="the folder to complete (may itself hold some jobs' files)")
     merge.add_argument("parts", nargs="*", help="folders written by other jobs (default: none)")
     add_force(merge)
@@ -243,4 +291,6 @@ def add_commands(sub) -> dict:
     publish.add_argument("--dry-run", action="store_true",
                          help="list every file and its size; no network call (validates without decoding audio: "
                               "the upload itself runs the full check) (default: off)")
-    return {"generate": _run_generate, "merge": _run_merge, "validate": _run_validate, "publish": _run_publish}
+    _standin_parser(sub)
+    return {"generate": _run_generate, "merge": _run_merge, "validate": _run_validate, "publish": _run_publish,
+            "standin": _run_standin}

@@ -2,9 +2,13 @@
 import, so that the CLI's parser gives their defaults without loading the pipeline)."""
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from reasonaudio_dataset.folders import record_files
 
 from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
 from .profiles import PROFILES
@@ -15,7 +19,11 @@ from .templates import DEFAULT_STYLE, STYLES, known_style
 
 LOCAL, RAY = "local", "ray"   # where the corpus files are rendered: here, or on a Ray cluster (generation/executor.py)
 MIN_SAMPLE_RATE = 16000     # Nyquist 8 kHz: lower rates silence whole classes; models take >= 16 kHz
+MAX_SAMPLE_RATE = 192000    # the highest rate audio is recorded at; above it the clips only grow
 MAX_CLIP_SECONDS = 600.0
+MAX_GROUP_BYTES = 2 ** 31   # one candidate group's audio (float32) in memory while it is rendered
+LIMITS = {"queries_per_task": (1, 100_000), "candidates": (2, 100), "atomic_sounds": (1, 100_000),
+          "workers": (1, 256), "num_shards": (1, 100_000), "seed": (0, 2 ** 32 - 1)}   # (least, most) of each count
 ALL_DEPTHS = (1, 9)
 
 
@@ -50,13 +58,12 @@ class GenerateConfig:
         problems += [f"unknown task {t!r} (choose from {list(TASKS)})" for t in self.tasks if t not in TASKS]
         problems += [f"task {t!r} is listed {n} times in tasks (query and clip ids would repeat)"
                      for t, n in Counter(self.tasks).items() if n > 1]
-        for name in ("queries_per_task", "atomic_sounds", "workers", "num_shards"):
-            if getattr(self, name) < 1:
-                problems.append(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            problems.append(f"seed must be an integer >= 0, got {self.seed!r}")
-        if self.candidates < 2:
-            problems.append(f"candidates must be at least 2 (one positive, one negative), got {self.candidates}")
+        for name, (least, most) in LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+                problems.append(f"{name.replace('_', '-')} must be from {least} to {most:,}"
+                                + (" (one positive, one negative at least)" if name == "candidates" else "")
+                                + f", got {value!r}")
         try:
             parse_executor(self.executor)
         except ValueError as error:
@@ -86,6 +93,13 @@ class GenerateConfig:
             problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
                             f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "
                             "lost, and audio-text models take 16 kHz or more")
+        elif self.sample_rate > MAX_SAMPLE_RATE:
+            problems.append(f"sample-rate must be at most {MAX_SAMPLE_RATE} Hz, got {self.sample_rate}")
+        elif math.isfinite(self.clip_seconds) and self.candidates * self.clip_seconds * self.sample_rate * 4 > MAX_GROUP_BYTES:
+            problems.append(f"{self.candidates} candidates of {self.clip_seconds:g} s at {self.sample_rate} Hz make a "
+                            f"group of {self.candidates * self.clip_seconds * self.sample_rate * 4 / 2**30:.1f} GiB; at "
+                            f"most {MAX_GROUP_BYTES / 2**30:.0f} GiB is rendered at once (fewer candidates, shorter "
+                            "clips or a lower sample-rate)")
         if isinstance(self.acoustics, str):
             object.__setattr__(self, "acoustics", (self.acoustics,))
         try:
@@ -120,6 +134,21 @@ class GenerateConfig:
 
     def corpus_configs(self) -> dict[str, Condition]:
         return corpus_configs(self.conditions)
+
+    def check_same_corpus(self) -> None:
+        """A split already begun or finished in `out` with other parameters is refused before any planning
+        (the files' stamps would refuse it too, but only once the plan is made)."""
+        path = record_files(Path(self.out), planned=True).get(self.split) or record_files(Path(self.out)).get(self.split)
+        try:
+            recorded = json.loads(path.read_text())["parameters"] if path else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return                                  # a damaged record: the stamps decide (validate reports it)
+        content = json.loads(json.dumps(self.content()))
+        if isinstance(recorded, dict) and recorded != content:
+            changed = ", ".join(f"{name} {recorded.get(name)!r} there, {content.get(name)!r} now"
+                                for name in sorted(set(recorded) | set(content)) if recorded.get(name) != content.get(name))
+            raise FileExistsError(f"{self.out}: its split {self.split!r} belongs to a different corpus ({changed}); "
+                                  "choose another --out, or repeat that split's command to resume it")
 
 
 def parse_executor(text: str) -> tuple[str, str | None]:

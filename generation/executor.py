@@ -19,6 +19,7 @@ imported only when `--executor ray` is given.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,22 @@ from .config import GenerateConfig
 
 RETRIES = 3           # runs of a task whose worker died, after the first
 REAP_SECONDS = 5      # how long a cluster's process has to end on SIGTERM before it is killed
+CONNECT_SECONDS = 5.0   # to reach a cluster's address before it is refused
+
+
+def check_reachable(address: str | None) -> None:
+    """A `HOST:PORT` (or `ray://HOST:PORT`) cluster address that nothing answers is one line within
+    CONNECT_SECONDS, before any planning: `ray.init` would retry for minutes. `auto`, and no address (a new
+    local Ray, or RAY_ADDRESS), are Ray's to resolve."""
+    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
+    if not (host and port.isdigit()):
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise ValueError(f"--executor ray:{address}: no Ray cluster answers at {host}:{port} within "
+                         f"{CONNECT_SECONDS:g} s ({error.strerror or error}); start one (ray start --head) or give "
+                         "its address") from None
 
 
 def import_ray():

@@ -29,7 +29,7 @@ from .acoustics import Condition
 from .acoustics.chain import group_chain, inaudible_sounds
 from .bank import SoundBank, build_bank, to_pcm16
 from .config import RAY, GenerateConfig, parse_executor
-from .executor import import_ray, render_on_ray
+from .executor import check_reachable, import_ray, render_on_ray
 from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
 from .phrases import last_phrases
@@ -385,6 +385,7 @@ def finalize(out: Path, split: str) -> bool:
 def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
     """Plan the split and write its tables and its record: what every executor does before the audio."""
     check_output_folder(config.out, config.force)      # the text: Path("") would be the current folder
+    config.check_same_corpus()
     plan = plan_split(config)
     check_own_recordings(Path(config.out), config.split, plan.bank, is_natural(config.source))
     record = split_record(plan)
@@ -408,6 +409,8 @@ def generate(config: GenerateConfig, task=render_file) -> dict:
     task running `task`, generation/executor.py; tests wrap it) and finalise it; returns the split's record."""
     kind, address = parse_executor(config.executor)
     ray = import_ray() if kind == RAY else None       # before any work: a missing Ray is one line
+    if ray is not None:
+        check_reachable(address)                     # an address nothing answers: one line, before planning
     out = Path(config.out)
     plan, record = prepare_split(config)
     if ray is None:

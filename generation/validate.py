@@ -29,7 +29,7 @@ from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
 from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_from_spec
 from .acoustics.chain import group_chain
 from .layout import CARD, survey
-from .config import corpus_configs
+from .config import LIMITS, corpus_configs
 from .pipeline import SOURCE_FIELDS, caption, fingerprint, recording_digest, unchanged
 from .natural import is_natural
 from .phrases import LABELS_SEPARATOR, last_phrases
@@ -525,22 +525,26 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
     if not is_natural(params["source"]):       # natural annotations are the source's, taken as given
         findings += _overlap_findings(bank, positives)
     configs = groups[0] or {"corpus": None}
-    jobs = [(str(out / relative), group, params["clip_seconds"], relative.split("/")[0], params["seed"], params["split"])
-            for relative in record["files"] if relative.split("/")[0] in configs
-            for group in range(pq.ParquetFile(out / relative).metadata.num_row_groups)]
+    jobs, clips = [], []     # a job per row group, and its clips (a file's last group is short)
+    for relative in (f for f in record["files"] if f.split("/")[0] in configs):
+        metadata = pq.ParquetFile(out / relative).metadata
+        for group in range(metadata.num_row_groups):
+            jobs.append((str(out / relative), group, params["clip_seconds"], relative.split("/")[0], params["seed"],
+                         params["split"]))
+            clips.append(metadata.row_group(group).num_rows)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    bar = tqdm(total=len(jobs) * AUDIO_ROWS_PER_GROUP, desc=f"checking audio ({record['parameters']['split']})",
-               unit="clip", disable=not progress)
+    bar = tqdm(total=sum(clips), desc=f"checking audio ({record['parameters']['split']})", unit="clip",
+               disable=not progress)
     if workers > 1:
         with context.Pool(workers, _init_worker, (bank, groups)) as pool:
-            for found in pool.imap(_row_group_findings, jobs):
+            for found, count in zip(pool.imap(_row_group_findings, jobs), clips):
                 findings += found
-                bar.update(AUDIO_ROWS_PER_GROUP)
+                bar.update(count)
     else:
         _init_worker(bank, groups)
-        for job in jobs:
+        for job, count in zip(jobs, clips):
             findings += _row_group_findings(job)
-            bar.update(AUDIO_ROWS_PER_GROUP)
+            bar.update(count)
     bar.close()
     return findings
 
@@ -548,6 +552,8 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
 def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: bool = False) -> list[str]:
     """Every finding, as readable lines naming file and row; an empty list means the folder is valid.
     `quick` skips decoding the audio."""
+    if not 1 <= workers <= LIMITS["workers"][1]:
+        raise ValueError(f"--workers must be from 1 to {LIMITS['workers'][1]}, got {workers}")
     out = Path(out)
     if not out.is_dir():
         return [f"{out} is not a folder"]

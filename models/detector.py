@@ -175,5 +175,5 @@ class Detector(nn.Module):
 
     @classmethod
     def load(cls, folder: Path, device: str = "cpu") -> "Detector":
-        return cls.from_state(read_json(folder / "detector_config.json", DAMAGED_MODEL),
+        return cls.from_state(read_json(folder / "detector_config.json", DAMAGED_MODEL, DetectorConfig),
                               read_torch(folder / "detector_weights.pt", DAMAGED_MODEL), device)

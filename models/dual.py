@@ -177,7 +177,7 @@ class DualEncoder(nn.Module):
 
     @classmethod
     def load(cls, folder: Path, device: str = "cpu") -> "DualEncoder":
-        return cls.from_state(read_json(folder / "dual_config.json", DAMAGED_MODEL),
+        return cls.from_state(read_json(folder / "dual_config.json", DAMAGED_MODEL, DualConfig),
                               read_torch(folder / "dual_weights.pt", DAMAGED_MODEL), device)
 
 

@@ -48,11 +48,12 @@ def encode_chunked(count: int, encode_rows: Callable[[range], torch.Tensor], cac
     each chunk loaded from `cache` when saved there under `content_key(rows)` (the hash of what the rows
     hold), else encoded and saved. With `shared` (set only by a launcher-run CLI), this rank encodes its
     share of the chunks and every rank gets all of them. The progress bar (rank 0's) counts this rank's
-    `what` (queries, clips), cached ones included."""
+    `what` (queries, clips), cached ones included, and says it is that rank's share."""
     rank, world = distributed() if shared else (0, 1)
     mine: dict[int, np.ndarray] = {}
     indices = range(rank, -(-count // size), world)
-    bar = tqdm(total=sum(min(size, count - i * size) for i in indices), desc=f"encoding {what}", unit=what,
+    share = f" (rank 0's share of {count:,}, {world} processes)" if world > 1 else ""
+    bar = tqdm(total=sum(min(size, count - i * size) for i in indices), desc=f"encoding {what}{share}", unit=what,
                disable=not progress or rank != 0)
     for index in indices:
         rows = range(index * size, min(count, (index + 1) * size))

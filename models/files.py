@@ -6,6 +6,7 @@ full disk surfaces as OSError (given a path, torch.save reports it as an opaque 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -32,7 +33,14 @@ def _write_whole(path: Path, write) -> None:
 
 
 def write_torch(value, path: Path) -> None:
-    _write_whole(path, lambda file: torch.save(value, file))
+    def save(file):
+        try:
+            torch.save(value, file)
+        except RuntimeError as error:      # torch's zip writer says a failed write (a full disk) this way
+            if "PytorchStreamWriter failed" not in str(error):
+                raise
+            raise OSError(f"{str(error).split('failed', 1)[1].strip(' :')}: is the disk full?") from error
+    _write_whole(path, save)
 
 
 def write_json(value, path: Path) -> None:
@@ -48,8 +56,18 @@ def read_torch(path: Path, remedy: str):
                          f"{remedy}") from error
 
 
-def read_json(path: Path, remedy: str):
+def read_json(path: Path, remedy: str, config=None) -> dict:
+    """The JSON object in `path` (reasonaudio writes no other kind); with `config`, a dataclass, only keys
+    that are its fields: anything else is a one-line ValueError naming the file."""
     try:
-        return json.loads(path.read_text())
+        found = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{path} is damaged (truncated or not JSON: {error}); {remedy}") from error
+    if not isinstance(found, dict):
+        raise ValueError(f"{path} is damaged (it holds a JSON {type(found).__name__}, where reasonaudio writes an "
+                         f"object); {remedy}")
+    unknown = sorted(set(found) - {f.name for f in dataclasses.fields(config)}) if config else []
+    if unknown:
+        raise ValueError(f"{path} has settings this version does not know ({', '.join(unknown)}): written by "
+                         f"another version, or edited; {remedy}")
+    return found

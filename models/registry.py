@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generation.spec import integer_option, parse_spec
+from generation.spec import parse_spec
 
 from . import clap, detector, dual, small
 from .files import DAMAGED_MODEL, read_json, write_json
 
 MODEL_FILE = "reasonaudio_model.json"
+MAX_ADAPTER_LAYERS = 12   # the dual encoder's trainable layers over its frozen states (MiniLM itself has 6)
 KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap, "detector": detector.Detector,
          "dual": dual.DualEncoder}
 
@@ -29,12 +30,14 @@ def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "c
         raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; dual takes ?adapter_layers=N, small takes "
                          "small:?dropout=P")
     if kind == "dual" and location:
+        layers = options.get("adapter_layers", str(dual.DualConfig.adapter_layers))
+        if not layers.isdigit() or int(layers) > MAX_ADAPTER_LAYERS:
+            raise ValueError(f"--model {spec!r}: adapter_layers must be a whole number from 0 to {MAX_ADAPTER_LAYERS}")
         hearing = load(location)
         if hearing.kind != "detector":
             raise ValueError(f"--model dual:{location}: that folder holds a {hearing.kind!r} model; the dual "
                              "encoder hears through a detector (reasonaudio train --model detector)")
-        return dual.DualEncoder.create(hearing, **{key: integer_option(f"--model {spec!r}", key, value)
-                                                   for key, value in options.items()}).to(device)
+        return dual.DualEncoder.create(hearing, adapter_layers=int(layers)).to(device)
     if kind == "small" and not location:
         try:
             dropout = float(options.get("dropout", small.SmallConfig.dropout))

@@ -156,5 +156,5 @@ class SmallAudioText(nn.Module):
 
     @classmethod
     def load(cls, folder: Path, device: str = "cpu") -> "SmallAudioText":
-        return cls.from_state(read_json(folder / "small_config.json", DAMAGED_MODEL),
+        return cls.from_state(read_json(folder / "small_config.json", DAMAGED_MODEL, SmallConfig),
                               read_torch(folder / "small_weights.pt", DAMAGED_MODEL), device)

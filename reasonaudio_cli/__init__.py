@@ -1,5 +1,5 @@
 """The `reasonaudio` command. Each stage registers its own subcommands here, in data-flow order:
-generation (generate, merge, validate, publish), training (train), evaluation (evaluate, baselines),
+generation (generate, merge, validate, publish, standin), training (train), evaluation (evaluate, baselines),
 the metric (publish-metric); `demo` runs generation then evaluation. `python -m reasonaudio_cli` is the same command
 (what `torchrun -m reasonaudio_cli evaluate ...` launches)."""
 from __future__ import annotations
@@ -24,34 +24,61 @@ EXAMPLES = """examples:
   reasonaudio merge reasonaudio part0 part1 ... part9
   reasonaudio validate reasonaudio
   reasonaudio publish reasonaudio --repo-id my-org/reasonaudio --dry-run
+  reasonaudio standin standin                                       # a strong-label stand-in: then --source strong:standin?...
   reasonaudio evaluate --data reasonaudio --model clap:laion/clap-htsat-unfused --device cuda --out runs/clap
   reasonaudio evaluate --data reasonaudio --model python:my_models:make_encoder --out runs/mine
   reasonaudio evaluate --data reasonaudio --model embeddings:vectors.npz --out runs/precomputed
   torchrun --nproc-per-node 4 -m reasonaudio_cli evaluate --data reasonaudio --model clap:... --device cuda --out runs/clap
   reasonaudio baselines --data reasonaudio --out runs/baselines
-  reasonaudio train --data reasonaudio --out models/small   # needs its train and validation splits; then --model trained:models/small
+  reasonaudio train --data reasonaudio --out checkpoints/small   # needs its train and validation splits; then --model trained:checkpoints/small
   reasonaudio publish-metric --repo-id my-org/reasonaudio --dry-run --out space/reasonaudio
 """
 
 
+VALIDATION_SOUNDS = 100    # the built-in bank has 104 recordings in its validation split
+
+
 def _demo_parser(sub) -> None:
     demo = sub.add_parser("demo", help="build a small corpus from the built-in bank and print the baseline table",
-                          description="Generate the test and train splits of a small corpus from the built-in "
-                                      "synthetic bank (16 kHz), then score every baseline on its test split.")
+                          description="Generate the test, validation and train splits of a small corpus from the "
+                                      "built-in synthetic bank (16 kHz), then score every baseline on its test split. "
+                                      "The folder then takes every command: evaluate, train (on its train and "
+                                      "validation splits), compare.")
     demo.add_argument("--out", default="demo", help="folder for the corpus (default: %(default)s)")
     demo.add_argument("--queries-per-task", type=int, default=20,
-                      help="queries of each task in the test and train splits (default: %(default)s)")
+                      help="queries of each task in the test and train splits; the validation split has a "
+                           "quarter as many (default: %(default)s)")
     demo.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
 
+def _demo_configs(args) -> dict:
+    """The demo's splits, each checked before any work: test, a small validation split (for `train`), and
+    train (it also feeds the learned audits); each split avoids the texts of those before it."""
+    from generation.config import GenerateConfig
+
+    sizes = {"test": args.queries_per_task, "validation": max(1, args.queries_per_task // 4),
+             "train": args.queries_per_task}
+    sounds = {"validation": VALIDATION_SOUNDS}    # the built-in bank's validation share: all of it, said quietly
+    configs = {split: GenerateConfig(out=args.out, split=split, queries_per_task=size, sample_rate=16000,
+                                     progress=not args.quiet, atomic_sounds=sounds.get(split, GenerateConfig.atomic_sounds))
+               for split, size in sizes.items()}
+    for config in configs.values():
+        config.check_same_corpus()
+    return configs
+
+
 def _run_demo(args) -> int:
-    from generation.pipeline import GenerateConfig, generate   # datasets and pyarrow, imported on use: --help stays fast
+    configs = _demo_configs(args)
+    if not args.quiet:
+        print(f"demo: the test, validation and train splits of {args.out} from the built-in bank (16 kHz), then "
+              "every baseline on the test split", file=sys.stderr, flush=True)
+
+    from generation.pipeline import generate   # datasets and pyarrow, imported on use: --help stays fast
 
     quiet(args)
     records = {}
-    for split in ("test", "train"):  # the train split feeds the shortcut audit (each split avoids the other's texts)
-        records[split] = generate(GenerateConfig(out=args.out, split=split, queries_per_task=args.queries_per_task,
-                                                 sample_rate=16000, progress=not args.quiet))
+    for split, config in configs.items():
+        records[split] = generate(config)
         print_summary(records[split], split, args.out)
     print(f"\nbaselines on {args.out} (test): group accuracy (%) per task, 95 % intervals; random = 10 %\n")
     table, results = baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", None, not args.quiet)
@@ -75,13 +102,14 @@ def demo_summary(out: str, record: dict, results: dict) -> str:
         audit_line = "shortcut-audit not run"
     return "\n".join([
         "summary",
-        f"  built  {out}: test {counts['queries']} queries over {counts['clips']} clips, and a train split, 16 kHz, "
-        "from the built-in bank",
+        f"  built  {out}: test {counts['queries']} queries over {counts['clips']} clips, and validation and train "
+        "splits, 16 kHz, from the built-in bank",
         f"  scored oracle {average('oracle')} (labels are exact), bag-of-sounds {average('bag-of-sounds')} (recognition "
         f"without reasoning), random {average('random')}; {audit_line}, chance 10 %",
         "  note   cells of a few queries are noisy: the published size (200 queries per task) gives tight intervals",
         "  next   score your model: reasonaudio evaluate --data "
         f"{out} --model python:my_module:make_encoder --out runs/mine",
+        f"         train a model:    reasonaudio train --data {out} --out checkpoints/demo --epochs 1",
         "         compare runs:     reasonaudio compare runs/mine runs/other --out runs/compare",
         "         what it means:    docs/design.md (tasks, relations, how groups are built); README.md",
     ]) + "\n"
@@ -111,3 +139,14 @@ def main(argv=None) -> int:
             raise
         print(f"reasonaudio {args.command}: {error}", file=sys.stderr)
         return 2
+
+
+def entry() -> int:
+    """The `reasonaudio` command as a process runs it: Ctrl-C (or a kill's SIGINT) is one line, exit 130,
+    not a traceback (`main` lets KeyboardInterrupt through, as a killed run's tests need)."""
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print("reasonaudio: interrupted; files are written whole or not at all, so running the same command "
+              "again resumes generate and train where they stopped", file=sys.stderr)
+        return 130

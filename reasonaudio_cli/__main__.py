@@ -1,4 +1,4 @@
 """`python -m reasonaudio_cli ...` (and `torchrun -m reasonaudio_cli ...`): the `reasonaudio` command."""
-from . import main
+from . import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -13,22 +13,16 @@ from datasets.splits import SplitDict, SplitInfo
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from .schema import CONFIGS, SPLITS, data_pattern, features
+from .folders import record_files
+from .splits import RECORDS
 
 TEMPLATE = Path(__file__).with_name("card_template.md")
-RECORDS = ".reasonaudio"
 CARD_RECORD = "card.json"     # the hash of the card last written, and the repository it names
 # As MTEB writes the card of a t2a Any2AnyRetrieval task (tested), and as its own audio retrieval datasets on
 # the Hub declare (mteb/audiocaps_t2a, mteb/SoundDescsA2TRetrieval): the Hub has no audio retrieval category.
 TASK_CATEGORIES = ["other", "text-to-audio"]
 DEFAULT_CONFIG = "queries"    # what load_dataset(DIR) with no config and the viewer's first tab show
 LICENSE_IDS = {"CC0-1.0": "cc0-1.0", "CC-BY-NC-3.0": "cc-by-nc-3.0", "CC-BY-4.0": "cc-by-4.0"}
-
-
-def record_files(out: Path, planned: bool = False) -> dict[str, Path]:
-    """The record of each split in the folder: finished (`{split}.json`) or planned (`{split}.plan.json`).
-    Nothing else in the records folder is a record."""
-    paths = {split: out / RECORDS / f"{split}{'.plan' if planned else ''}.json" for split in SPLITS}
-    return {split: path for split, path in paths.items() if path.is_file()}
 
 
 def load_records(out: Path) -> dict[str, dict]:

@@ -1,8 +1,51 @@
-"""Where a run's results may go: never into a build's folder, whose files are the dataset (a module of its own,
-light to import, so that the CLI's parser and `train` check it without loading `datasets`)."""
+"""Folders a command names, told before `datasets` or torch load, so that a slip is refused at once: what a
+`--data` argument names (a generated folder and the splits it holds, from the records `generate` writes:
+`{split}.plan.json` once planned, `{split}.json` once finished; or a Hub dataset id), and where a run's results
+may go (never into a build's folder, whose files are the dataset)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+from .splits import RECORDS, SPLITS
+
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")    # ORG/NAME, as every ReasonAudio build on the Hub is named
+
+
+def record_files(out: Path, planned: bool = False) -> dict[str, Path]:
+    """The record of each split in the folder: finished (`{split}.json`) or planned (`{split}.plan.json`).
+    Nothing else in the records folder is a record."""
+    paths = {split: out / RECORDS / f"{split}{'.plan' if planned else ''}.json" for split in SPLITS}
+    return {split: path for split, path in paths.items() if path.is_file()}
+
+
+def check_data(data: str, splits: tuple[str, ...] = ()) -> None:
+    """`data` is a folder holding each of `splits` finished, or can be a Hub id (checked when loaded); else a
+    one-line error naming what is missing, and for a split whose generation was cut off, how to resume it."""
+    folder = Path(data)
+    if not folder.exists():
+        if data.startswith((".", "/", "~")) or not HUB_ID.fullmatch(data):
+            raise ValueError(f"{data}: no such folder (and not a Hub dataset id, which reads ORG/NAME)")
+        return
+    if not folder.is_dir():
+        raise ValueError(f"{data} is a file, not a folder written by reasonaudio generate")
+    finished, begun = set(record_files(folder)), set(record_files(folder, planned=True))
+    if not (finished or begun or (folder / "README.md").is_file()):
+        raise ValueError(not_a_corpus(folder))
+    for split in splits:
+        if split in finished:
+            continue
+        if split in begun:
+            raise ValueError(f"{data}: split {split!r} is incomplete (its generation was interrupted); run the "
+                             f"same `reasonaudio generate --out {data} --split {split} ...` command again to resume it")
+        if finished:
+            raise ValueError(f"{data} has no split {split!r}; it has {sorted(finished)} (make it with "
+                             f"`reasonaudio generate --out {data} --split {split}`)")
+
+
+def not_a_corpus(folder: Path) -> str:
+    return (f"{folder} is not a ReasonAudio corpus: no dataset card (README.md) declaring the queries, corpus, qrels "
+            "tables; make one with `reasonaudio generate`")
 
 
 def check_results_folder(out: str | Path, data: str) -> None:

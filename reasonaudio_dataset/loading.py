@@ -8,6 +8,7 @@ after decoding whatever the decoder, so the arrays stay identical either way.
 from __future__ import annotations
 
 import io
+import logging
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,7 +17,9 @@ from pathlib import Path
 import datasets
 import numpy as np
 
+from .folders import check_data, not_a_corpus
 from .identity import read_record, table_digest
+from .schema import data_pattern
 
 MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
 TABLES = ("queries", "corpus", "qrels")
@@ -109,8 +112,7 @@ def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "t
     qrels among them), so corpus retrieval then ranks within the task. `acoustics` picks the clips of one
     acoustic condition of a robustness build ("noisy", ...; default: the main corpus)."""
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
-    if Path(path_or_repo).exists():
-        _check_folder(Path(path_or_repo), split)
+    check_source(path_or_repo, split)
     queries, qrels = (load_table(path_or_repo, table, split) for table in ("queries", "qrels"))
     corpus = load_table(path_or_repo, corpus_of(path_or_repo, split, acoustics), split)
     if task is not None:
@@ -125,9 +127,16 @@ def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "t
     return ReasonAudioSplit(queries, corpus, qrels)
 
 
-def _check_folder(folder: Path, split: str) -> None:
-    """A local folder must be a ReasonAudio corpus (a card declaring its tables) holding `split`, so that a
-    wrong --data is one clear line rather than whatever `datasets` makes of the files found there."""
+def check_source(path_or_repo: str, split: str) -> None:
+    """A local folder must be a ReasonAudio corpus (a card declaring its tables) holding `split` finished,
+    and anything else must be able to be a Hub id, so that a wrong --data is one clear line rather than
+    whatever `datasets` makes of the files found there (or a Hub look-up of a mistyped path)."""
+    check_data(path_or_repo, (split,))
+    if Path(path_or_repo).exists():
+        _check_card(Path(path_or_repo), split)
+
+
+def _check_card(folder: Path, split: str) -> None:
     import yaml
     from huggingface_hub.repocard import metadata_load
 
@@ -138,8 +147,7 @@ def _check_folder(folder: Path, split: str) -> None:
     meta = meta if isinstance(meta, dict) else {}
     configs = {c.get("config_name"): c.get("data_files") for c in meta.get("configs") or () if isinstance(c, dict)}
     if not folder.is_dir() or not set(TABLES) <= set(configs):
-        raise ValueError(f"{folder} is not a ReasonAudio corpus: no dataset card (README.md) declaring the "
-                         f"{', '.join(TABLES)} tables; make one with `reasonaudio generate`")
+        raise ValueError(not_a_corpus(folder))
     files = configs["queries"] if isinstance(configs["queries"], list) else []
     splits = {f.get("split") for f in files if isinstance(f, dict)}
     if splits and split not in splits:
@@ -167,12 +175,28 @@ def _check_files(folder: Path, table: str, split: str) -> None:
                              f"damaged or incomplete; `reasonaudio validate {folder}` lists every problem")
 
 
+def damaged_file(path_or_repo: str, table: str, split: str) -> str | None:
+    """The first Parquet file of a local table whose footer cannot be read (a truncated copy, a disk that
+    filled up), with the reader's words; None when every file opens (or the table is remote)."""
+    import pyarrow.parquet as pq
+
+    folder = Path(path_or_repo)
+    for path in sorted(folder.glob(data_pattern(table, split))) if folder.is_dir() else ():
+        try:
+            pq.ParquetFile(path)
+        except Exception as error:     # pyarrow's ArrowInvalid, OSError: either way the file is unreadable
+            return f"{path} is damaged ({error})"
+    return None
+
+
 def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
     """One table, converted once per content (`table_cache`); a Hub id that cannot be fetched (offline,
     unknown) or a local table whose files are not the declared ones is a one-line error with its cause."""
     cache = table_cache(path_or_repo, table, split) if Path(path_or_repo).is_dir() else None
     if cache is not None:
         _check_files(Path(path_or_repo), table, split)
+    logger, level = logging.getLogger("datasets"), logging.getLogger("datasets").level
+    logger.setLevel(logging.CRITICAL)      # its errors come back as the exception, said once below
     try:
         loaded = datasets.load_dataset(path_or_repo, table, split=split, cache_dir=str(cache) if cache else None)
     except datasets.exceptions.NonMatchingSplitsSizesError:     # same files, other rows: edited after generate
@@ -181,6 +205,12 @@ def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
     except (ValueError, OSError) as error:
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ValueError(f"cannot load the {table} table of {path_or_repo} (split {split!r}): {cause}") from None
+    except datasets.exceptions.DatasetGenerationError as error:    # a file datasets cannot convert
+        raise ValueError(f"cannot load the {table} table of {path_or_repo} (split {split!r}): "
+                         f"{damaged_file(path_or_repo, table, split) or error.__cause__ or error}; "
+                         f"`reasonaudio validate {path_or_repo}` checks every file") from None
+    finally:
+        logger.setLevel(level)
     if cache is not None:   # datasets' own fingerprint ignores the content too; what keys on it (map, filter,
         loaded._fingerprint = cache.name[:16]   # the metric's parsed tables) must see the new content
     return loaded

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from pathlib import Path
 
 import datasets
 import numpy as np
 
-from .loading import _check_folder, audio_decoder, corpus_of, load_table
+from .loading import audio_decoder, check_source, corpus_of, load_table
 
 DECODE_BATCH = 16   # clips a streamed corpus decodes at a time (16 x 10 s at 48 kHz: 31 MB)
 
@@ -38,8 +37,7 @@ def stream_table(path_or_repo: str, table: str, split: str) -> datasets.Iterable
 
 def split_queries(path_or_repo: str, split: str, task: str | None = None) -> datasets.Dataset:
     """The queries of a split (a small table, read whole), of one task when `task` is given."""
-    if Path(path_or_repo).exists():
-        _check_folder(Path(path_or_repo), split)
+    check_source(path_or_repo, split)
     queries = load_table(path_or_repo, "queries", split)
     if task is None:
         return queries
@@ -62,8 +60,7 @@ def stream_reasonaudio(path_or_repo: str, task: str | None = None, split: str = 
     decoded as `load_reasonaudio` decodes it (the same arrays) while it is read. Feed a table to a
     DataLoader with `collate_fn=collate_reasonaudio`; each worker reads its own corpus files."""
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
-    if Path(path_or_repo).exists():
-        _check_folder(Path(path_or_repo), split)
+    check_source(path_or_repo, split)
     corpus = streamed_corpus(path_or_repo, split, acoustics)
     streamed, qrels = stream_table(path_or_repo, "queries", split), stream_table(path_or_repo, "qrels", split)
     if task is not None:    # what the task keeps, from the (small) queries table read whole

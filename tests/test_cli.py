@@ -39,3 +39,56 @@ def test_a_profile_sets_defaults_and_an_option_given_wins():
         assert (config.clip_seconds, config.text_style) == (10.0, "paper")     # given, even at the default, wins
     plain = generate_config(parser.parse_args(["generate", "--out", "x"]))
     assert (plain.clip_seconds, plain.text_style) == (10.0, "natural")
+
+
+def test_standin_writes_a_strong_label_corpus_and_says_what_it_wrote(tmp_path, capsys):
+    from reasonaudio_cli import main
+
+    folder = tmp_path / "standin"
+    assert main(["standin", str(folder), "--recordings", "3", "--seconds", "6", "--quiet"]) == 0
+    said = capsys.readouterr().out
+    for name in ("labels.tsv", "audioset.tsv", "ontology.json"):
+        assert (folder / name).is_file() and str(folder / name) in said
+    assert len(list(folder.glob("Ystandin*_0.wav"))) == 3 and f'--source "strong:{folder}?labels=' in said
+    for argv, message in ((["standin", str(folder)], "is not an empty folder"),
+                          (["standin", str(tmp_path / "new"), "--seconds", "nan"], "seconds must be from 5 to 600"),
+                          (["standin", str(tmp_path / "new"), "--recordings", "0"], "recordings must be from 1")):
+        assert main(argv) == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+
+
+def test_the_top_level_help_lists_every_baseline_and_merge_says_what_it_does(capsys):
+    from evaluation.cli import BASELINES
+
+    parser, _ = build_parser()
+    listed = {choice.dest: choice.help for action in parser._subparsers._group_actions
+              for choice in action._choices_actions}     # what --help prints beside each command
+    assert all(spec.partition(":")[0] in listed["baselines"] for spec in BASELINES)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["merge", "--help"])
+    assert "belong to the same plan" in " ".join(capsys.readouterr().out.split())
+
+
+def test_an_interrupted_command_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import reasonaudio_cli
+
+    def killed():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(reasonaudio_cli, "main", killed)
+    assert reasonaudio_cli.entry() == 130
+    said = capsys.readouterr().err
+    assert said.startswith("reasonaudio: interrupted;") and said.count("\n") == 1
+
+
+def test_evaluate_and_validate_say_what_they_do_first_and_evaluate_where_it_wrote_last(small_corpus, tmp_path, capsys):
+    from evaluation.report import RESULT_FILES
+    from reasonaudio_cli import main
+
+    out = tmp_path / "run"
+    assert main(["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(out), "--bootstrap", "0"]) == 0
+    said = capsys.readouterr()
+    assert said.err.startswith(f"evaluate: oracle on {small_corpus} (split test, group mode) into {out}\n")
+    assert said.out.strip().splitlines()[-1] == "wrote " + ", ".join(str(out / name) for name in RESULT_FILES)
+    assert main(["validate", str(small_corpus), "--quick"]) == 0
+    said = capsys.readouterr()
+    assert said.err.startswith(f"validate: {small_corpus}: every record, table and the card re-derived\n")

@@ -124,14 +124,17 @@ def test_torchrun_two_processes_give_the_one_process_similarity(small_corpus, tm
                "--bootstrap", "0", "--quiet"]
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
                 "-m", "reasonaudio_cli"]
-    done = subprocess.run(torchrun + command + ["--out", str(tmp_path / "two"), "--cache", str(tmp_path / "cache")],
+    shown = [word for word in command if word != "--quiet"]     # rank 0's bars: they say they count its share
+    done = subprocess.run(torchrun + shown + ["--out", str(tmp_path / "two"), "--cache", str(tmp_path / "cache")],
                           env=environment, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
+    clips = len(EvalData.load(str(small_corpus)).corpus)
+    assert f"encoding clips (rank 0's share of {clips:,}, 2 processes)" in done.stderr
     assert main(command + ["--out", str(tmp_path / "one"), "--no-cache"]) == 0
     two, one = (json.loads((tmp_path / run / "results.json").read_text())["metrics"] for run in ("two", "one"))
     assert two == one
     shared = sorted(p.name for p in (tmp_path / "cache").rglob("*.npy"))     # both ranks' chunks were saved
-    assert len(shared) == -(-len(EvalData.load(str(small_corpus)).corpus) // encoding.CHUNK) + 1
+    assert len(shared) == -(-clips // encoding.CHUNK) + 1
 
 
 def test_metric_space_folder_loads_offline_and_uploads_as_a_gradio_space(tmp_path, monkeypatch, capsys):
@@ -183,6 +186,13 @@ def test_metric_space_folder_loads_offline_and_uploads_as_a_gradio_space(tmp_pat
     assert calls[0] == ("create_repo", "my-org/reasonaudio", {"repo_type": "space", "space_sdk": "gradio",
                                                               "private": False, "exist_ok": True})
     assert calls[1] == ("upload_folder", sorted(p.name for p in folder.iterdir()), "space")
+
+
+def test_the_metric_card_names_the_gradio_the_space_gets():
+    """reasonaudio_metric/README.md is the Space's card as shipped: its sdk_version is the one
+    publish-metric writes."""
+    front = yaml.safe_load((Path(space.__file__).parent / "README.md").read_text().split("---\n")[1])
+    assert front["sdk"] == "gradio" and str(front["sdk_version"]) == space.GRADIO
 
 
 def _pypi_reachable() -> bool:

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from evaluation.cli import baselines_table
+from evaluation.cli import BASELINES
 from evaluation.runner import evaluate_encoders, run
 from evaluation.systems import EvalData, open_system
 from reasonaudio_cli import main
+from reasonaudio_dataset.folders import check_data
 from generation.pipeline import generate
 
 from .conftest import small_config
@@ -100,9 +101,18 @@ def test_random_baseline_is_seeded_and_near_chance(with_train):
     assert low <= 1 / 6 <= high  # six candidates per query in the small corpus
 
 
-def test_shortcut_audit_trains_on_the_train_split_and_finds_no_shortcut(with_train):
-    table, _ = baselines_table(str(with_train), None, "all-MiniLM-L6-v2", "cpu", None, progress=False)
-    assert "no shortcut found" in table and "| oracle | 100.0 [100.0, 100.0]" in table
+def test_shortcut_audit_trains_on_the_train_split_and_finds_no_shortcut(with_train, tmp_path, capsys):
+    """Through the command, which says what it does first, each system as it starts, and where it wrote last."""
+    out = tmp_path / "baselines"
+    assert main(["baselines", "--data", str(with_train), "--out", str(out)]) == 0
+    said = capsys.readouterr()
+    assert said.err.startswith(f"baselines: {len(BASELINES)} systems on {with_train} (test) into {out}\n")
+    assert all(f"[{k}/{len(BASELINES)}] " in said.err for k in range(1, len(BASELINES) + 1))
+    assert "no shortcut found" in said.out and "| oracle | 100.0 [100.0, 100.0]" in said.out
+    assert f"intervals in {out / 'baselines.json'}" in said.out and (out / "baselines.json").is_file()
+    closing = said.out.strip().splitlines()[-1]
+    assert closing.startswith(f"wrote {out / 'baselines.json'}, {out / 'baselines.md'}, and each system's results")
+    assert f"{out / 'oracle'}/" in closing and (out / "oracle" / "results.json").is_file()
 
 
 def test_shortcut_audit_without_a_train_split_says_what_to_do(small_corpus):
@@ -134,11 +144,13 @@ def test_bad_model_specs_are_clear_errors(small_corpus):
 def test_demo_builds_a_corpus_and_prints_the_baseline_table(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path / "demo"), "--queries-per-task", "4", "--quiet"]) == 0
     printed = capsys.readouterr().out
-    for line in ("test: 20 queries", "train: 20 queries", "| oracle | 100.0", "| bag-of-sounds |", "| random |",
-                 "| shortcut-audit |", "shortcut-audit: its interval", "\nsummary\n", "reasonaudio evaluate --data",
-                 "no cell of 30 queries or more"):
+    for line in ("test: 20 queries", "validation: 5 queries", "train: 20 queries", "| oracle | 100.0",
+                 "| bag-of-sounds |", "| random |", "| shortcut-audit |", "shortcut-audit: its interval", "\nsummary\n",
+                 "reasonaudio evaluate --data", "reasonaudio train --data", "no cell of 30 queries or more",
+                 "intervals with --out, in baselines.json"):    # the demo writes no baselines.json: it says so
         assert line in printed
     assert "rebalance these templates" not in printed and "off chance: clip" not in printed   # no flag on a small build
+    check_data(str(tmp_path / "demo"), ("test", "validation", "train"))    # what train and --split validation need
 
 
 def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():

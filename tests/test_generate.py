@@ -205,7 +205,7 @@ def test_cli_help_teaches_and_bad_arguments_fail_cleanly(capsys):
     for words in ("--events-per-clip", "--depth", "--text-style", "MIN-MAX"):
         assert words in text
     assert main(["generate", "--out", "x", "--candidates", "1"]) == 2
-    assert "candidates must be at least 2" in capsys.readouterr().err
+    assert "candidates must be from 2 to 100 (one positive, one negative at least)" in capsys.readouterr().err
     assert main(["generate", "--out", "x", "--events-per-clip", "1-3"]) == 2
     assert "events-per-clip starts at 2" in capsys.readouterr().err
     assert main(["generate", "--out", "x", "--depth", "3-1"]) == 2

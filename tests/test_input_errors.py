@@ -2,7 +2,9 @@
 clear one-line error naming its cause, raised before any work; every dtype scores like float64."""
 import argparse
 import itertools
+import os
 import re
+from pathlib import Path
 
 import evaluate
 import numpy as np
@@ -182,6 +184,27 @@ def test_a_folder_that_is_not_a_corpus_or_lacks_the_split_is_one_line(small_corp
         load_reasonaudio(str(small_corpus), split="train")
 
 
+def test_a_folder_whose_generation_was_cut_off_says_so_and_how_to_resume(small_corpus, tmp_path):
+    """A split planned but never finished (the run was killed: its `.plan.json` without the record written
+    last) is named incomplete, with the command that resumes it, by every loader, not 'not a corpus'."""
+    from reasonaudio_dataset import stream_reasonaudio
+    from reasonaudio_dataset.card import RECORDS
+
+    killed = tmp_path / "killed"
+    (killed / RECORDS).mkdir(parents=True)
+    (killed / RECORDS / "test.plan.json").write_text("{}")
+    resume = f"split 'test' is incomplete (its generation was interrupted); run the same `reasonaudio generate --out {killed} --split test"
+    for load in (load_reasonaudio, stream_reasonaudio, EvalData.load):
+        with pytest.raises(ValueError, match=re.escape(resume)):
+            load(str(killed))
+    (small_corpus / RECORDS / "train.plan.json").write_text("{}")
+    try:
+        with pytest.raises(ValueError, match="split 'train' is incomplete"):
+            load_reasonaudio(str(small_corpus), split="train")
+    finally:
+        (small_corpus / RECORDS / "train.plan.json").unlink()
+
+
 # ---------------------------------------------------------------- 5. the command line
 
 def _fails(capsys, argv, message):
@@ -206,15 +229,15 @@ def test_evaluate_refuses_bad_parameters_before_any_work(small_corpus, tmp_path,
 def test_evaluate_and_baselines_without_cuda_say_so(small_corpus, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(tmp_path / "o"),
-                    "--device", "cuda"], "device 'cuda': CUDA is not available")
-    _fails(capsys, ["baselines", "--data", str(small_corpus), "--device", "cuda"], "CUDA is not available")
+                    "--device", "cuda", "--quiet"], "device 'cuda': CUDA is not available")   # (no status line first)
+    _fails(capsys, ["baselines", "--data", str(small_corpus), "--device", "cuda", "--quiet"], "CUDA is not available")
 
 
 @pytest.mark.parametrize("model", ["clap:some/unknown-repo", "two-stage:some/unknown-repo?captions=oracle"])
 def test_a_model_that_cannot_be_fetched_offline_is_one_line(small_corpus, tmp_path, capsys, monkeypatch, model):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    err = _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", model, "--out", str(tmp_path / "o")],
-                 f"cannot load model {model}: not found, or cannot be fetched")
+    err = _fails(capsys, ["evaluate", "--data", str(small_corpus), "--model", model, "--out", str(tmp_path / "o"),
+                          "--quiet"], f"cannot load model {model}: not found, or cannot be fetched")
     assert "HF_HUB_OFFLINE" in err
 
 
@@ -268,3 +291,91 @@ def test_stage_clis_register_into_one_command_without_importing_each_other():
     for module, other in (("generation.cli", "evaluation"), ("evaluation.cli", "generation.cli")):
         code = f"import sys, {module}; sys.exit({other!r} in sys.modules)"
         assert subprocess.run([sys.executable, "-c", code]).returncode == 0, f"{module} imports {other}"
+
+
+def test_the_common_slips_are_refused_before_torch_or_datasets_load(small_corpus, tmp_path):
+    """The mistakes a newcomer makes most are refused from the arguments and the folder's records alone
+    (bench/refusal_bench.py times them): a missing folder, a split the folder lacks, another corpus's
+    folder, an unknown model or option, a model folder that is not there, a Hub model offline."""
+    import json
+    import subprocess
+    import sys
+
+    data, out = str(small_corpus), str(tmp_path / "out")
+    cases = [(["evaluate", "--data", str(tmp_path / "nosuchdir"), "--model", "oracle", "--out", out],
+              "nosuchdir: no such folder (and not a Hub dataset id, which reads ORG/NAME)"),
+             (["evaluate", "--data", "nosuchdir", "--model", "oracle", "--out", out], "nosuchdir: no such folder"),
+             (["train", "--data", data, "--out", out], f"{data} has no split 'train'; it has ['test'] (make it with "
+                                                       f"`reasonaudio generate --out {data} --split train`)"),
+             (["generate", "--out", data, "--queries-per-task", "5", "--sample-rate", "16000"],
+              "its split 'test' belongs to a different corpus (atomic_sounds 96 there, 200 now, candidates 6 there, 10 now"),
+             (["evaluate", "--data", data, "--model", "nosuch", "--out", out], "unknown model 'nosuch'"),
+             (["evaluate", "--data", data, "--model", "oracle:?seed=1", "--out", out],
+              "bad options for model 'oracle': unknown option(s) ['seed']; it takes no options"),
+             (["evaluate", "--data", data, "--model", f"trained:{tmp_path / 'none'}", "--out", out], "no folder"),
+             (["evaluate", "--data", data, "--model", "clap:some/unknown-repo", "--out", out],
+              "cannot load model clap:some/unknown-repo: not found, or cannot be fetched while HF_HUB_OFFLINE is set")]
+    code = ("import contextlib, io, json, sys; from reasonaudio_cli import main\n"
+            f"said = []\nfor argv in {[argv for argv, _ in cases]!r}:\n"
+            "    err = io.StringIO()\n    with contextlib.redirect_stderr(err):\n        status = main(argv)\n"
+            "    said.append([status, err.getvalue()])\n"
+            "print(json.dumps([said, [m for m in ('torch', 'datasets') if m in sys.modules]]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ,
+                                                                                             "HF_HUB_OFFLINE": "1"})
+    said, loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    for (argv, message), (status, err) in zip(cases, said):
+        assert status == 2 and message in err and err.count("\n") == 1, (argv, err)
+    assert loaded == [] and not (tmp_path / "out").exists()
+
+
+def test_a_ray_address_nothing_answers_is_one_line_before_any_work(tmp_path, capsys):
+    """ray.init would retry for minutes; the address is tried first (no Ray needed to be told so)."""
+    import socket
+
+    with socket.socket() as probe:      # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "out"
+    _fails(capsys, ["generate", "--out", str(out), "--executor", f"ray:127.0.0.1:{port}", "--queries-per-task", "2",
+                    "--quiet"], f"--executor ray:127.0.0.1:{port}: no Ray cluster answers at 127.0.0.1:{port} within 5 s")
+    assert not out.exists()
+
+
+def test_a_truncated_corpus_file_is_named_with_the_command_that_checks_the_folder(small_corpus, tmp_path, capsys):
+    import shutil
+
+    build = Path(shutil.copytree(small_corpus, tmp_path / "build"))
+    damaged = sorted((build / "corpus").glob("test-*.parquet"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:damaged.stat().st_size // 2])      # a copy cut short
+    error = _fails(capsys, ["evaluate", "--data", str(build), "--model", "oracle", "--out", str(tmp_path / "run"),
+                            "--quiet"], f"cannot load the corpus table of {build} (split 'test'): {damaged} is damaged (")
+    assert error.endswith(f"`reasonaudio validate {build}` checks every file")
+
+
+@pytest.mark.parametrize("command, options, message", [
+    ("generate", ["--sample-rate", "10000000"], "sample-rate must be at most 192000 Hz, got 10000000"),
+    ("generate", ["--clip-seconds", "600", "--sample-rate", "192000"], "make a group of 4.3 GiB; at most 2 GiB"),
+    ("generate", ["--queries-per-task", "100000000"], "queries-per-task must be from 1 to 100,000"),
+    ("generate", ["--candidates", "1000"], "candidates must be from 2 to 100"),
+    ("generate", ["--atomic-sounds", "0"], "atomic-sounds must be from 1 to 100,000"),
+    ("generate", ["--workers", "100000"], "workers must be from 1 to 256"),
+    ("generate", ["--seed", "-1"], "seed must be from 0 to 4,294,967,295"),
+    ("demo", ["--queries-per-task", "0"], "queries-per-task must be from 1 to 100,000"),
+    ("validate", ["--workers", "0"], "--workers must be from 1 to 256"),
+    ("evaluate", ["--batch-size", "100000"], "--batch-size must be at most 4,096"),
+    ("evaluate", ["--bootstrap", "10000000"], "--bootstrap must be at most 100,000"),
+    ("evaluate", ["--seed", "-3"], "--seed must be an integer >= 0"),
+    ("compare", ["--seed", "-1"], "--seed must be an integer >= 0"),
+    ("train", ["--epochs", "100000"], "--epochs must be at most 10,000"),
+    ("train", ["--batch-size", "100000"], "--batch-size must be at most 4,096"),
+    ("train", ["--workers", "1000"], "--workers must be at most 256"),
+    ("standin", ["--recordings", "1000000"], "recordings must be from 1 to 100000"),
+])
+def test_every_numeric_option_is_bounded_to_what_audio_and_memory_allow(training_splits, tmp_path, capsys, command,
+                                                                        options, message):
+    data, out = str(training_splits), str(tmp_path / "out")
+    where = {"generate": ["--out", out], "demo": ["--out", out], "validate": [data], "standin": [out],
+             "evaluate": ["--data", data, "--split", "validation", "--model", "oracle", "--out", out],
+             "compare": [str(tmp_path), str(tmp_path)], "train": ["--data", data, "--out", out]}[command]
+    _fails(capsys, [command, *where, *options, *(["--quiet"] if command != "compare" else [])], message)
+    assert not (tmp_path / "out").exists()

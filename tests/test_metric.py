@@ -114,6 +114,7 @@ def test_constant_scores_give_exactly_the_random_baseline():
     result = score(np.zeros_like(similarity), queries, bootstrap=0)
     assert result["average"]["accuracy"] == pytest.approx(0.1, abs=1e-12)
     assert flat(result["average"]) == pytest.approx(flat(result["random"]["average"]), abs=1e-12)
+    assert result["random"]["average"]["accuracy"] == 0.1 and repr(result["random"]["order"]["accuracy"]) == "0.1"
     similarity, queries, clip_ids, qrels = corpus_case(1)
     result = score(np.full_like(similarity, 0.3), queries, clip_ids, qrels, bootstrap=0)
     for task in TASKS + ["average"]:

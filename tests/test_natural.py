@@ -1,7 +1,7 @@
 """Natural builds: real (here: stand-in) recordings with strong labels, in DCASE's and AudioSet's layouts.
 
-The stand-in (tests/strong_standin.py) renders recordings whose truth is known (repeated classes, free
-overlaps), and writes what an annotator would: boundaries jittered by up to 0.1 s, some events split by a
+The stand-in (generation/standin.py, `reasonaudio standin`) renders recordings whose truth is known
+(repeated classes, free overlaps), and writes what an annotator would: boundaries jittered by up to 0.1 s, some events split by a
 short gap. The natural builder reads nothing but the recordings and the table."""
 import json
 from dataclasses import replace
@@ -14,9 +14,9 @@ from generation.pipeline import generate
 from generation.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
 from generation.sources import open_source
 from generation.sources.strong_labels import merged
+from generation.standin import write_standin
 from generation.validate import validate
 from reasonaudio_cli import main
-from tests.strong_standin import write_standin
 
 QUERIES = 12
 

@@ -4,6 +4,7 @@ as written but shrunk (2 queries per task, one short epoch), on tiny builds."""
 import ast
 import contextlib
 import io
+import json
 import os
 import re
 import shlex
@@ -103,6 +104,20 @@ def test_the_python_quickstart_scores_a_tiny_build(small_corpus, capsys):
     assert 0 <= average["accuracy"] <= 1 and 0 <= average["hard_negative_pairwise"] <= 1
 
 
+def run_commands(lines: list[list[str]], folder: Path) -> None:
+    """README's `reasonaudio` command lines, shrunk, run in `folder`; the working directory, the Python path and
+    the modules README's commands import (my_models) are as before afterwards."""
+    start, path = os.getcwd(), list(sys.path)
+    os.chdir(folder)
+    try:
+        for words in lines:
+            assert main(shrunk(cli_words(words))) == 0, shlex.join(words)
+    finally:
+        os.chdir(start)
+        sys.path[:] = path
+        sys.modules.pop("my_models", None)
+
+
 @pytest.fixture(scope="module")
 def quickstart(tmp_path_factory) -> Path:
     """README's command-line quickstart run in a fresh folder, README's encoder saved there as my_models.py."""
@@ -110,22 +125,14 @@ def quickstart(tmp_path_factory) -> Path:
     (where / "my_models.py").write_text(block_with("python", "class MyEncoder"))
     lines = commands(block_with("bash", "reasonaudio compare"))
     assert lines[0] == ["source", ".venv/bin/activate"] and all(cli_words(words) for words in lines[1:])
-    start, path = os.getcwd(), list(sys.path)
-    os.chdir(where)
-    try:
-        for words in lines[1:]:
-            assert main(shrunk(cli_words(words))) == 0, shlex.join(words)
-    finally:
-        os.chdir(start)
-        sys.path[:] = path
-        sys.modules.pop("my_models", None)
+    run_commands(lines[1:], where)
     return where
 
 
 def test_the_command_line_quickstart_runs(quickstart, capsys):
     runs = quickstart / "runs"
     assert all((runs / name / "per_query.parquet").is_file() for name in ("mine", "bag", "small"))
-    assert (quickstart / "models" / "small" / "reasonaudio_model.json").is_file()
+    assert (quickstart / "checkpoints" / "small" / "reasonaudio_model.json").is_file()
     leaderboard = (runs / "compare" / "compare.md").read_text()
     assert all(f"| {name} |" in leaderboard for name in ("mine", "bag", "small"))
     assert "python:my_models:make_encoder?size=base" in leaderboard
@@ -133,4 +140,49 @@ def test_the_command_line_quickstart_runs(quickstart, capsys):
 
 def test_the_streaming_snippet_runs(quickstart):
     pytest.importorskip("torch")
-    run_block(block_with("python", "StreamingTriplets("), quickstart / "build")
+    run_block(block_with("python", "StreamingTriplets("), quickstart / "mybench")
+
+
+def test_readme_names_no_folder_of_this_machine():
+    assert "../shared" not in README and "/work/" not in README
+
+
+def write_esc50_standin(folder: Path) -> None:
+    """A folder of ESC-50's layout (audio/*.wav, meta/esc50.csv sorted by file name) from the built-in bank:
+    5 clips of each class in fold 4 (so that `per_class=4` leaves one out) and one in fold 1."""
+    import csv
+
+    import soundfile
+
+    from generation.sources import open_source
+
+    recordings = open_source("synthetic:?variants=6")
+    targets = {label: k for k, label in enumerate(sorted({r.label for r in recordings}))}
+    rows, seen = [], {}
+    (folder / "audio").mkdir(parents=True)
+    for number, recording in enumerate(recordings):
+        seen[recording.label] = seen.get(recording.label, 0) + 1
+        fold = 4 if seen[recording.label] <= 5 else 1
+        name = f"{fold}-{100000 + number}-A-{targets[recording.label]}.wav"
+        soundfile.write(folder / "audio" / name, *recording.load())
+        rows.append({"filename": name, "fold": fold, "target": targets[recording.label], "category": recording.label,
+                     "esc10": "False", "src_file": 100000 + number, "take": "A"})
+    (folder / "meta").mkdir()
+    with open(folder / "meta" / "esc50.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(sorted(rows, key=lambda row: row["filename"]))
+
+
+def test_the_reference_commands_run_on_a_download_of_esc50s_layout(tmp_path, capsys):
+    """README's reference results, for a user who cloned ESC-50: its commands, shrunk, on a stand-in folder of
+    the same layout (`ESC-50` in them is the clone)."""
+    write_esc50_standin(tmp_path / "ESC-50")
+    block = block_with("bash", "reasonaudio baselines --data esc50")
+    lines = commands(block)
+    assert lines[0][:2] == ["git", "clone"] and lines[0][2].endswith("github.com/karolpiczak/ESC-50")
+    run_commands(lines[1:], tmp_path)
+    printed = capsys.readouterr().out
+    assert "| oracle | 100.0 [100.0, 100.0]" in printed and (tmp_path / "runs" / "esc50" / "baselines.json").is_file()
+    test = json.loads((tmp_path / "esc50" / ".reasonaudio" / "test.json").read_text())
+    assert test["counts"]["atomic_sounds"] == 4 * 24                 # fold 4's first four clips of each class

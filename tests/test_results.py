@@ -197,6 +197,11 @@ def test_compare_ranks_three_runs_with_paired_intervals_and_refuses_another_buil
     assert main(["compare", *runs, "--out", str(tmp_path / "cmp"), "--bootstrap", "200"]) == 0
     printed = capsys.readouterr().out
     assert "| 1 | oracle | oracle | 100.0 [100.0, 100.0]" in printed and "vs random" in printed
+    assert printed.strip().splitlines()[-1] == "wrote " + ", ".join(str(tmp_path / "cmp" / name) for name in
+                                                                     ("compare.md", "compare.json", "compare.png"))
+    before = sorted(tmp_path.rglob("*"))
+    assert main(["compare", *runs, "--bootstrap", "0"]) == 0            # without --out: printed, nothing written
+    assert "| 1 | oracle | oracle |" in capsys.readouterr().out and sorted(tmp_path.rglob("*")) == before
     comparison = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     averages = [e["scores"]["average"]["accuracy"] for e in comparison["runs"]]
     assert comparison["runs"][0]["name"] == "oracle" and averages == sorted(averages, reverse=True)

@@ -111,6 +111,56 @@ def test_esc50_subset_uses_folds_and_phrases(esc50):
     assert soundfile.info(str(esc50 / "audio" / recordings[0].origin.split(":")[1])).samplerate == 44100
 
 
+def write_esc50_meta(folder, rows) -> None:
+    """An ESC-50 layout's meta/esc50.csv (rows of filename, fold, category, src_file), sorted by file name
+    as the dataset's own is."""
+    import csv
+
+    (folder / "meta").mkdir(parents=True, exist_ok=True)
+    with open(folder / "meta" / "esc50.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["filename", "fold", "target", "category", "esc10", "src_file", "take"],
+                                extrasaction="ignore", restval="")
+        writer.writeheader()
+        writer.writerows(sorted(rows, key=lambda row: row["filename"]))
+
+
+def test_esc50_fold_and_per_class_select_the_first_clips_of_each_class_in_file_order(tmp_path):
+    rows = [{"filename": f"{fold}-{100 + k}-A-{target}.wav", "fold": str(fold), "category": f"class{target}",
+             "src_file": str(100 + k)} for fold in (3, 4, 5) for target in range(3) for k in range(6)]
+    write_esc50_meta(tmp_path, rows)
+    chosen = open_source(f"esc50:{tmp_path}?fold=4&per_class=2")
+    assert [r.recording_id for r in chosen] == [f"esc50/4-{100 + k}-A-{target}.wav" for k in range(2)
+                                                for target in range(3)]
+    assert {r.split_of() for r in chosen} == {"test"} and len(open_source(f"esc50:{tmp_path}")) == len(rows)
+    for options, named in (("fold=9", "fold='9'"), ("per_class=0", "per_class='0'"), ("per_class=two", "per_class")):
+        with pytest.raises(SourceError, match=named):
+            open_source(f"esc50:{tmp_path}?{options}")
+
+
+@pytest.mark.esc50
+def test_the_full_esc50_rebuilds_the_reference_subset(esc50, tmp_path):
+    """README's rule (fold 4, the first 4 clips of each class in the file's order) picks the subset's 200
+    clips out of a download of the whole dataset (here the subset with other folds' and later clips
+    added), and the split planned from them asks the same queries."""
+    import csv
+
+    from generation.pipeline import GenerateConfig, plan_split
+
+    with open(esc50 / "meta" / "esc50.csv", newline="") as handle:
+        subset = list(csv.DictReader(handle))
+    first = {row["category"]: row for row in reversed(subset)}
+    others = [{**row, "filename": f"{fold}-{row['src_file']}-A-{row['target']}.wav", "fold": fold}
+              for row in first.values() for fold in "1235"]
+    later = [{**row, "filename": f"4-999999-A-{row['target']}.wav"} for row in first.values()]
+    write_esc50_meta(tmp_path, subset + others + later)
+    (tmp_path / "audio").symlink_to(esc50 / "audio")
+    full = f"esc50:{tmp_path}?fold=4&per_class=4"
+    assert open_source(full) == open_source(f"esc50:{esc50}")
+    plans = [plan_split(GenerateConfig(source=source, queries_per_task=2, sample_rate=16000, progress=False),
+                        forbidden=frozenset()) for source in (full, f"esc50:{esc50}")]
+    assert plans[0].queries == plans[1].queries
+
+
 @pytest.mark.parametrize("source", ["synthetic:?variants=3", "esc50"])
 def test_every_sound_is_heard_throughout_and_loops_without_a_seam(source, request):
     """Every annotated second is audible, and a looped "long" sound never sounds like the same sound

@@ -48,9 +48,9 @@ def test_the_readme_recipe_builds_a_valid_folder(tmp_path, monkeypatch, capsys):
     train would share a text if train avoided test's alone), then `validate`."""
     monkeypatch.chdir(tmp_path)
     recipe = """
-        reasonaudio generate --out build --split test --sample-rate 16000
-        reasonaudio generate --out build --split validation --sample-rate 16000
-        reasonaudio generate --out build --split train --sample-rate 16000 --queries-per-task 400 --candidates 3
+        reasonaudio generate --out mybench --split test --sample-rate 16000
+        reasonaudio generate --out mybench --split validation --sample-rate 16000
+        reasonaudio generate --out mybench --split train --sample-rate 16000 --queries-per-task 400 --candidates 3
     """
     for line in recipe.strip().splitlines():
         words = shlex.split(line)[1:]
@@ -58,4 +58,4 @@ def test_the_readme_recipe_builds_a_valid_folder(tmp_path, monkeypatch, capsys):
             del words[words.index("--queries-per-task"):words.index("--queries-per-task") + 2]
         assert main(words + ["--queries-per-task", "4", "--quiet"]) == 0
     capsys.readouterr()
-    assert main(["validate", "build", "--quick", "--quiet"]) == 0, capsys.readouterr().err
+    assert main(["validate", "mybench", "--quick", "--quiet"]) == 0, capsys.readouterr().err

@@ -76,17 +76,25 @@ def test_a_damaged_state_or_model_file_is_one_line_naming_it(trained, training_s
     error = _one_line_error(capsys)
     assert f"{out / '.resume' / 'state.pt'} is damaged" in error and "choose another --out" in error
     for name in ("reasonaudio_model.json", "small_weights.pt"):   # scoring reads the record, then the weights
-        assert main(["evaluate", "--data", str(training_splits), "--model", f"trained:{out}", "--quiet",
-                     "--out", str(tmp_path / "scored")]) == 2
+        assert main(["evaluate", "--data", str(training_splits), "--split", "validation", "--model", f"trained:{out}",
+                     "--quiet", "--out", str(tmp_path / "scored")]) == 2
         error = _one_line_error(capsys)
         assert f"{out / name} is damaged" in error and "train it again" in error
         (out / name).write_bytes((folder / name).read_bytes())
 
 
+FULL_DISK = {"os": (OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), "No space left on device"),   # how the
+             "torch": (RuntimeError("[enforce fail at inline_container.cc:672] . PytorchStreamWriter failed writing "
+                                    "file data/0: file write failed"),       # error reaches us: the OS's, or
+                       "writing file data/0: file write failed: is the disk full?")}   # torch's zip writer's
+
+
+@pytest.mark.parametrize("failure", FULL_DISK)
 def test_a_full_disk_mid_save_keeps_the_last_good_state_and_the_rerun_finishes(trained, training_splits, tmp_path, capsys,
-                                                                                 monkeypatch):
+                                                                                 monkeypatch, failure):
     """torch.save writes half the state after epoch 1, then the disk is full; the state before it stays."""
     real_save, saves = torch.save, []
+    raised, said = FULL_DISK[failure]
 
     def disk_full_at_the_third_save(value, file):
         saves.append(1)
@@ -95,14 +103,14 @@ def test_a_full_disk_mid_save_keeps_the_last_good_state_and_the_rerun_finishes(t
         written = io.BytesIO()
         real_save(value, written)
         file.write(written.getvalue()[:written.tell() // 2])
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        raise raised
 
     out = tmp_path / "model"
     monkeypatch.setattr(torch, "save", disk_full_at_the_third_save)
     assert main(_command(training_splits, out)) == 2
     monkeypatch.undo()
     error = _one_line_error(capsys)
-    assert f"could not write {out / '.resume' / 'state.pt'} (No space left on device)" in error
+    assert f"could not write {out / '.resume' / 'state.pt'} ({said})" in error
     assert "rerun the same command" in error
     assert _state(out)["epochs_done"] == 0 and not list(out.rglob("*.partial"))
     assert main(_command(training_splits, out)) == 0
@@ -166,3 +174,27 @@ def test_a_run_killed_before_its_first_save_or_after_its_last_finishes_on_rerun(
     assert main(_command(training_splits, out)) == 0
     record = json.loads((out / "training.json").read_text())
     assert record == json.loads((trained[0] / "training.json").read_text())
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda config: [config], "it holds a JSON list, where reasonaudio writes an object"),
+    (lambda config: {**config, "layers_of_tomorrow": 3}, "has settings this version does not know (layers_of_tomorrow)"),
+])
+def test_a_model_folder_whose_config_is_not_this_versions_is_one_line(trained, training_splits, tmp_path, capsys,
+                                                                      edit, said):
+    out = tmp_path / "copy"
+    shutil.copytree(trained[0], out)
+    config = out / "small_config.json"
+    config.write_text(json.dumps(edit(json.loads(config.read_text()))))
+    assert main(["evaluate", "--data", str(training_splits), "--split", "validation", "--model", f"trained:{out}",
+                 "--quiet", "--out", str(tmp_path / "scored")]) == 2
+    error = _one_line_error(capsys)
+    assert f"{config} " in error and said in error
+
+
+@pytest.mark.parametrize("layers", ["-1", "x", "100000"])
+def test_a_dual_encoder_of_a_size_it_cannot_have_is_one_line(training_splits, tmp_path, capsys, layers):
+    assert main(["train", "--data", str(training_splits), "--out", str(tmp_path / "dual"), "--model",
+                 f"dual:{tmp_path}?adapter_layers={layers}", "--event-weight", "0", "--quiet"]) == 2
+    assert "adapter_layers must be a whole number from 0 to 12" in _one_line_error(capsys)
+    assert not (tmp_path / "dual").exists()

@@ -261,3 +261,11 @@ def test_stray_json_in_the_records_folder_is_no_record(copy):
 
     assert validate(copy, quick=True) == []
     assert not {path for path, _ in files_to_upload(copy)} & {".reasonaudio/secrets.json", "secrets.txt"}
+
+
+def test_the_audio_bar_counts_the_clips_there_are(small_corpus, capsys):
+    """Row groups of a file's end are short: the bar's total is the clips' count, not groups x group size."""
+    assert validate(small_corpus, progress=True) == []
+    bars = capsys.readouterr().err.replace("\r", "\n").splitlines()
+    last = [line for line in bars if line.startswith("checking audio (test)")][-1]
+    assert " 180/180 " in last

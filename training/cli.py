@@ -59,6 +59,10 @@ def add_commands(sub) -> dict:
 
 
 def run_train(args) -> int:
+    from reasonaudio_dataset.folders import check_data
+
+    check_data(args.data, ("train", "validation"))   # before torch and datasets load
+
     # torch, imported on use: --help stays fast
     from models.distributed import close_distributed, distributed
 

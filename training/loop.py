@@ -52,7 +52,7 @@ from models.registry import KINDS, MODEL_FILE, create, save
 from models.scoring import EvalData, group_accuracy, system_of
 from reasonaudio_dataset.folders import check_results_folder
 from reasonaudio_dataset.loading import load_table
-from reasonaudio_metric.functional import check_count
+from reasonaudio_metric.functional import MAX_BATCH, MAX_SEED, check_count
 
 from .config import TrainConfig
 from .events import ClipActivity, EventTargets
@@ -63,8 +63,9 @@ RESUME = ".resume"
 
 
 def _check(config: TrainConfig) -> None:
-    for name, minimum in (("epochs", 1), ("batch_size", 2), ("seed", 0), ("workers", 0)):
-        check_count(f"--{name.replace('_', '-')}", getattr(config, name), minimum)
+    for name, minimum, maximum in (("epochs", 1, 10_000), ("batch_size", 2, MAX_BATCH), ("seed", 0, MAX_SEED),
+                                   ("workers", 0, 256)):
+        check_count(f"--{name.replace('_', '-')}", getattr(config, name), minimum, maximum)
     if config.max_steps is not None:
         check_count("--max-steps", config.max_steps, 1)
     if not (isinstance(config.lr, float) and 0 < config.lr < 1):

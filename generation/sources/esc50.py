@@ -4,6 +4,7 @@ Each clip is cut from a Freesound recording (`src_file`, its id), which is what 
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -14,8 +15,10 @@ LICENSE = "CC-BY-NC-3.0 (ESC-50, K. J. Piczak; per-clip attribution in the datas
 FOLD_SPLITS = {"1": "train", "2": "train", "3": "validation", "4": "test", "5": "test"}
 
 
-def recordings(location: str) -> list[Recording]:
-    """ESC-50 official layout (audio/*.wav + meta/esc50.csv); folds 1-2 train, 3 validation, 4-5 test."""
+def recordings(location: str, fold: str = "", per_class: str = "") -> list[Recording]:
+    """ESC-50 (audio/*.wav + meta/esc50.csv): folds 1-2 train, 3 validation, 4-5 test; `?fold=4&per_class=4`: fold 4's first 4 clips a class.
+
+    The first clips in the file's order: the 200 of README's reference results, from the full download."""
     root = Path(location)
     meta = root / "meta" / "esc50.csv"
     if not meta.is_file():
@@ -25,13 +28,33 @@ def recordings(location: str) -> list[Recording]:
     missing = {"filename", "fold", "category"} - set(rows[0] if rows else {})
     if missing:
         raise SourceError(f"{meta} lacks the columns {sorted(missing)}")
-    return [
-        Recording(
-            recording_id=f"esc50/{row['filename']}", label=row["category"], origin=f"esc50:{row['filename']}",
-            load=partial(read_audio_file, root / "audio" / row["filename"]), license=LICENSE,
-            attribution=f"freesound.org/s/{row['src_file']} (ESC-50, K. J. Piczak)" if row.get("src_file") else "",
-            group=f"esc50/{row.get('src_file') or row['filename']}", split=FOLD_SPLITS.get(row["fold"]),
-            phrase=ESC50_PHRASES.get(row["category"]),
-        )
-        for row in rows
-    ]
+    return [_recording(root, row) for row in _selected(rows, fold, per_class, meta)]
+
+
+def _selected(rows: list[dict], fold: str, per_class: str, meta: Path) -> list[dict]:
+    """The rows of one fold (all folds without `fold`), at most `per_class` of each class, in the file's
+    order: a stated rule, so that a subset of the dataset can be named and rebuilt from the full download."""
+    if fold:
+        if fold not in {row["fold"] for row in rows}:
+            raise SourceError(f"fold={fold!r}: {meta} has folds {sorted({row['fold'] for row in rows})}")
+        rows = [row for row in rows if row["fold"] == fold]
+    if per_class:
+        if not per_class.isdigit() or int(per_class) < 1:
+            raise SourceError(f"per_class={per_class!r}: expected a whole number of clips, at least 1")
+        kept, taken = [], Counter()
+        for row in rows:
+            taken[row["category"]] += 1
+            if taken[row["category"]] <= int(per_class):
+                kept.append(row)
+        rows = kept
+    return rows
+
+
+def _recording(root: Path, row: dict) -> Recording:
+    return Recording(
+        recording_id=f"esc50/{row['filename']}", label=row["category"], origin=f"esc50:{row['filename']}",
+        load=partial(read_audio_file, root / "audio" / row["filename"]), license=LICENSE,
+        attribution=f"freesound.org/s/{row['src_file']} (ESC-50, K. J. Piczak)" if row.get("src_file") else "",
+        group=f"esc50/{row.get('src_file') or row['filename']}", split=FOLD_SPLITS.get(row["fold"]),
+        phrase=ESC50_PHRASES.get(row["category"]),
+    )

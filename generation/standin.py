@@ -1,5 +1,6 @@
-"""A stand-in for a strongly-labelled corpus (AudioSet strong, DESED): real recordings are not available
-offline, so tests and benches render recordings whose truth is known and write the tables users have.
+"""A stand-in for a strongly-labelled corpus (AudioSet strong, DESED), `reasonaudio standin DIR`: real
+recordings are not always at hand (and never offline), so users, tests and benches render recordings whose
+truth is known and write the tables users have.
 
 `write_standin(folder, recordings=N)` renders N recordings of `seconds` from an atomic bank (the built-in
 synthetic one, or any source spec) in which classes repeat and overlap freely at levels that differ, then
@@ -7,12 +8,9 @@ writes what an annotator would: every event with its onset and offset jittered b
 some split in two by a short gap (as annotators split a continuing sound), in DCASE's TSV
 (`labels.tsv`: filename onset offset event_label) and AudioSet's strong TSV (`audioset.tsv`: segment_id
 start_time_seconds end_time_seconds label, ids named by `ontology.json`). It returns the true timelines.
-
-    python -m tests.strong_standin OUT [--recordings 120] [--source esc50:../shared/data/esc50-subset]
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 from pathlib import Path
@@ -20,11 +18,15 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
-from generation.bank import build_bank
-from generation.relations import Event
-from generation.render import render
+from tqdm.auto import tqdm
+
+from .bank import build_bank
+from .relations import Event
+from .render import render
 
 RATE = 16000
+MAX_RECORDINGS = 100_000
+MIN_SECONDS, MAX_SECONDS = 5.0, 600.0    # room for a 4 s event; the length generate's clips may have
 
 
 def _timeline(rng, bank, classes: list[str], seconds: float) -> list[Event]:
@@ -51,7 +53,14 @@ def _annotated(rng, event: Event, jitter: float, seconds: float) -> list[tuple[f
 
 
 def write_standin(folder: str | Path, recordings: int = 120, seconds: float = 10.0, jitter: float = 0.1,
-                  source: str = "synthetic:", classes: int = 12, seed: int = 0) -> dict[str, list[Event]]:
+                  source: str = "synthetic:", classes: int = 12, seed: int = 0,
+                  progress: bool = False) -> dict[str, list[Event]]:
+    if not 1 <= recordings <= MAX_RECORDINGS:
+        raise ValueError(f"recordings must be from 1 to {MAX_RECORDINGS}, got {recordings}")
+    if not MIN_SECONDS <= seconds <= MAX_SECONDS:      # NaN fails too
+        raise ValueError(f"seconds must be from {MIN_SECONDS:g} to {MAX_SECONDS:g}, got {seconds}")
+    if seed < 0:
+        raise ValueError(f"seed must be at least 0, got {seed}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     bank = build_bank(source, None, 4 * classes, RATE, seed, progress=False)
@@ -59,7 +68,7 @@ def write_standin(folder: str | Path, recordings: int = 120, seconds: float = 10
     ids = {label: f"/m/standin{k:02d}" for k, label in enumerate(vocabulary)}
     rng = np.random.default_rng(seed)
     truth, dcase, audioset = {}, [], []
-    for index in range(recordings):
+    for index in tqdm(range(recordings), desc="stand-in recordings", unit="recording", disable=not progress):
         name = f"Ystandin{index:04d}_0"
         events = _timeline(rng, bank, vocabulary, seconds)
         soundfile.write(folder / f"{name}.wav", np.clip(render(tuple(events), bank, seconds), -1, 1), RATE)
@@ -76,13 +85,3 @@ def write_standin(folder: str | Path, recordings: int = 120, seconds: float = 10
     (folder / "ontology.json").write_text(json.dumps([{"id": i, "name": label} for label, i in ids.items()]))
     return truth
 
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out")
-    parser.add_argument("--recordings", type=int, default=120)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--source", default="synthetic:")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    write_standin(args.out, args.recordings, args.seconds, source=args.source, seed=args.seed)
