@@ -12,7 +12,7 @@ import soundfile
 import evaluation.report as report
 import generation.pipeline as pipeline
 from reasonaudio_cli import main
-from tests.strong_standin import write_standin
+from generation.standin import write_standin
 
 from .conftest import killed_after
 

@@ -1,7 +1,7 @@
 """Strong-label tables at their worst (issues 32 and 34): every table is read as the TSV it is, every class
 name is one class, every recording path stays in the source folder, and whatever cannot be read or planned is
 one line naming the table, the row or the option (exit 2), or left out with a note; never a traceback, never a
-silently different build. The stand-in (tests/strong_standin.py) is written once; each test edits a copy of
+silently different build. The stand-in (generation/standin.py) is written once; each test edits a copy of
 its table."""
 import json
 import shutil
@@ -12,7 +12,7 @@ import soundfile
 
 from generation.sources import BadRecording, open_source
 from reasonaudio_cli import main
-from tests.strong_standin import write_standin
+from generation.standin import write_standin
 
 RUN = ["--queries-per-task", "2", "--sample-rate", "16000", "--quiet"]
 
