@@ -132,16 +132,17 @@ def test_a_table_from_which_no_query_can_be_planned_is_one_line(standin, tmp_pat
     be stated, so no query is planned; that used to end in a ZeroDivisionError."""
     classes = sorted({line.split("\t")[3] for line in (standin / "labels.tsv").read_text().splitlines()[1:]})
     names = sorted({line.split("\t")[0] for line in (standin / "labels.tsv").read_text().splitlines()[1:]})
-    rows = ["filename\tonset\toffset\tevent_label"] + [f"{name}\t0.000\t9.900\t{label}" for name in names
+    rows = ["filename\tonset\toffset\tevent_label"] + [f"{name}\t0.000\t9.900\t{label}" for name in names[:12]
                                                        for label in classes]
     (tmp_path / "dense.tsv").write_text("\n".join(rows) + "\n")
-    code, err, _ = _generate(capsys, tmp_path, f"strong:{standin}?labels={tmp_path / 'dense.tsv'}&as_split=test")
+    code, err, _ = _generate(capsys, tmp_path, f"strong:{standin}?labels={tmp_path / 'dense.tsv'}&as_split=test",
+                             "--tasks", "order", "duration")
     assert code == 2 and "no query" in _one_line(err)
     assert not (tmp_path / "out" / "README.md").exists()
 
 
 @pytest.mark.parametrize("path, message", [
-    ("../outside/elsewhere.wav", "outside"), ("../../etc/passwd", "outside"), ("/etc/passwd", "outside"),
+    (p, "read only from the source folder") for p in ("../outside/elsewhere.wav", "../../etc/passwd", "/etc/passwd")
 ])
 def test_a_recording_path_outside_the_source_folder_is_refused_unread(standin, tmp_path, capsys, monkeypatch, path,
                                                                         message):
