@@ -13,7 +13,7 @@ import numpy as np
 from reasonaudio_dataset.folders import check_data
 from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
 
-from .compare import check_comparable, compare, load_run, markdown, plot
+from .compare import check_comparable, compare, load_runs, markdown, plot
 from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_options, check_out, claimed_out,
                      place_files, write_results)
 from .systems import HELP, check_spec, open_system
@@ -122,7 +122,7 @@ COMPARE_FILES = ("compare.md", "compare.json", "compare.png")
 def run_compare(args) -> int:
     check_resamples("--bootstrap", args.bootstrap)
     check_count("--seed", args.seed, 0)
-    check_comparable([load_run(folder) for folder in args.runs])    # the slips, before the line saying it starts
+    check_comparable(load_runs(args.runs))    # the slips, before the line saying it starts
     claim = claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) if args.out else contextlib.nullcontext()
     with claim as out:
         status(f"compare: {len(args.runs)} runs, paired against {args.reference or args.runs[0]} "

@@ -108,11 +108,8 @@ def _names(folders: list[Path]) -> list[str]:
     return [str(folder) if names.count(name) > 1 else name for folder, name in zip(folders, names)]
 
 
-def compare(folders: list[str | Path], reference: str | Path | None = None, resamples: int = 1000,
-            seed: int = 0) -> dict:
-    """The leaderboard of runs (highest average headline first) as a dict: per run its scores per task,
-    intervals and task x depth cells, and against the reference run (default: the first) the paired
-    difference with its interval and p-value, per task and per cell."""
+def load_runs(folders: list[str | Path]) -> list[Run]:
+    """Two or more run folders, each once (by where it is), loaded and named."""
     if len(folders) < 2:
         raise ValueError("compare needs at least two run folders")
     seen = {}
@@ -122,6 +119,15 @@ def compare(folders: list[str | Path], reference: str | Path | None = None, resa
     runs = [load_run(folder) for folder in folders]
     for run, name in zip(runs, _names([run.folder for run in runs])):
         run.name = name
+    return runs
+
+
+def compare(folders: list[str | Path], reference: str | Path | None = None, resamples: int = 1000,
+            seed: int = 0) -> dict:
+    """The leaderboard of runs (highest average headline first) as a dict: per run its scores per task,
+    intervals and task x depth cells, and against the reference run (default: the first) the paired
+    difference with its interval and p-value, per task and per cell."""
+    runs = load_runs(folders)
     check_comparable(runs)
     ref = runs[0] if reference is None else next((r for r in runs if r.folder.resolve() == Path(reference).resolve()), None)
     if ref is None:

@@ -32,7 +32,7 @@ def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "c
     if kind == "dual" and location:
         layers = options.get("adapter_layers", str(dual.DualConfig.adapter_layers))
         if not layers.isdigit() or int(layers) > MAX_ADAPTER_LAYERS:
-            raise ValueError(f"--model {spec!r}: adapter_layers must be a whole number from 0 to {MAX_ADAPTER_LAYERS}")
+            raise ValueError(f"--model {spec!r}: adapter_layers must be a whole number from 0 to {MAX_ADAPTER_LAYERS}, got {layers!r}")
         hearing = load(location)
         if hearing.kind != "detector":
             raise ValueError(f"--model dual:{location}: that folder holds a {hearing.kind!r} model; the dual "

@@ -548,7 +548,8 @@ def task_means(values: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, di
 def expectation_means(random: dict[str, np.ndarray], tasks: np.ndarray) -> dict[str, dict[str, float]]:
     """`task_means` of the random expectations, rounded to 12 places: they are exact fractions (1/10 per
     query of a group of 10), which a float sum turns into 0.10000000000000002."""
-    return {task: {m: round(v, 12) for m, v in means.items()} for task, means in task_means(random, tasks).items()}
+    return {task: {m: v if v is None else round(v, 12) for m, v in means.items()}
+            for task, means in task_means(random, tasks).items()}
 
 
 def _check_by(by) -> tuple[str, ...]:
