@@ -17,6 +17,7 @@ from reasonaudio_cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+USAGE = (ROOT / "docs" / "usage.md").read_text()     # the details README links to: its commands are checked too
 SETUP = [["bash", ".ci/setup", "&&", ".venv/bin/reasonaudio", "demo"],
          ["bash", ".ci/setup", "&&", ".venv/bin/python", "-m", "pytest", "-q"]]
 # What marks each Python block, and the test that runs it (test_acoustics runs the augmentation loop).
@@ -28,8 +29,8 @@ SHRINK = {"generate": ["--queries-per-task", "2"], "train": ["--epochs", "1", "-
 QUIET = ("generate", "validate", "evaluate", "train", "baselines")
 
 
-def blocks(language: str) -> list[str]:
-    return [block.split("```")[0] for block in README.split(f"```{language}\n")[1:]]
+def blocks(language: str, text: str = README) -> list[str]:
+    return [block.split("```")[0] for block in text.split(f"```{language}\n")[1:]]
 
 
 def block_with(language: str, marker: str) -> str:
@@ -70,8 +71,9 @@ def test_every_readme_command_parses():
     """Every command of a bash block, and every inline one with options, against the real parser: a renamed
     command or option fails here, including those needing a GPU or the network that no test runs."""
     parser, _ = build_parser()
-    found = [words for block in blocks("bash")[1:] for words in map(cli_words, commands(block)) if words]
-    prose = re.sub(r"```.*?```", "", README, flags=re.S)
+    found = [words for block in blocks("bash")[1:] + blocks("bash", USAGE)
+             for words in map(cli_words, commands(block)) if words]
+    prose = re.sub(r"```.*?```", "", README + USAGE, flags=re.S)
     inline = [shlex.split(text) for text in re.findall(r"`(reasonaudio [^`]+)`", prose)]
     found += [words[1:] for words in inline if any(w.startswith("--") for w in words) and "--help" not in words]
     for words in found:
@@ -80,7 +82,7 @@ def test_every_readme_command_parses():
             with contextlib.redirect_stderr(error):
                 parser.parse_args(words)
         except SystemExit:
-            pytest.fail(f"README: reasonaudio {shlex.join(words)}: {error.getvalue().strip().splitlines()[-1]}")
+            pytest.fail(f"README or docs/usage.md: reasonaudio {shlex.join(words)}: {error.getvalue().strip().splitlines()[-1]}")
     used = {words[0] for words in found}
     assert {"generate", "validate", "evaluate", "train", "compare", "publish", "baselines", "publish-metric"} <= used
 
@@ -144,7 +146,7 @@ def test_the_streaming_snippet_runs(quickstart):
 
 
 def test_readme_names_no_folder_of_this_machine():
-    assert "../shared" not in README and "/work/" not in README
+    assert all("../shared" not in text and "/work/" not in text for text in (README, USAGE))
 
 
 def write_esc50_standin(folder: Path) -> None:
