@@ -247,7 +247,8 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     and (whether it is whole, how many members are)."""
     numbers = lasts_numbers(clip_seconds)
     sizes = positive_first(sizes_of(atoms, candidates), candidates, rng)
-    target = busyness(index.clips[positive], frozenset(required_labels(atoms)))
+    named = frozenset(required_labels(atoms))
+    target = busyness(index.clips[positive], named)
     group, whole = _member(atoms, positive, atoms, index, set(), sizes[0], numbers, target, rng)
     own, members, lone = len(group), int(whole), []
     for member_size in sizes[1:]:
@@ -262,7 +263,6 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
                 members += 1
                 break
             lone.append(base)
-    named = frozenset(required_labels(atoms))
     lone = [i for i in dict.fromkeys(lone) if i not in group]
     while len(group) < candidates:         # where the recordings hold no whole member: bases alone, then any
         pool = lone or [int(i) for i in dict.fromkeys(rng.integers(len(index.clips), size=4 * MATCH_POOL))

@@ -169,15 +169,14 @@ def _excluded(shape: Shape, scene: Scene, unmentioned: set[str], reach: dict, ro
     places = [spare[i] for i in rng.permutation(len(spare))] + [others[i] for i in rng.permutation(len(others))]
     chosen: dict = {}
     for role in shape.absent_roles:
-        for place, need in ((place, need) for strict in (True, False) for place in places
-                            for need in [_excluded_need(shape, scene.slot(place), reach, room, strict)]):
-            sound = draw(need, frozenset(scene.labels() | {s.label for s in chosen.values()}))
-            if sound is not None:
-                chosen[role] = sound
-                places.remove(place)
-                break
-        else:
+        taken = frozenset(scene.labels() | {s.label for s in chosen.values()})
+        drawn = ((place, draw(_excluded_need(shape, scene.slot(place), reach, room, strict), taken))
+                 for strict in (True, False) for place in places)
+        place, sound = next(((place, sound) for place, sound in drawn if sound is not None), (None, None))
+        if sound is None:
             return None
+        chosen[role] = sound
+        places.remove(place)
     return chosen
 
 
