@@ -23,6 +23,7 @@ MAX_RESAMPLES = 100_000  # bootstrap resamples: a 95 % interval is stable to 0.1
 MAX_BATCH = 4096            # texts or clips per encoder call: 4096 clips of 10 s at 16 kHz are 2.6 GB
 MAX_SEED = 2 ** 32 - 1      # a seed numpy's generators take
 MAX_DRAWS = 2 ** 27      # resamples x queries drawn at once (1 GB of indices): the memory a bootstrap may take
+BLOCK_SCORES = 2 ** 22   # scores a thread copies at a time in corpus mode (16 MiB of float32)
 _THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
@@ -332,7 +333,8 @@ def _top_numpy(similarity: np.ndarray, exc_query, exc_clip, k: int, best: np.nda
     """Per row: the top k scores (descending); how often the k-th occurs (only where a relevant item
     scores exactly that); how many scores are above and equal to `best`. Excluded pairs count as -inf.
     Also checks that every score is finite. numpy's partition and comparisons release the GIL, so
-    row blocks run on all cores."""
+    row blocks run on all cores; each block holds at most BLOCK_SCORES scores, so the working copies stay
+    the same size whatever the corpus (one block a thread per core, not the whole matrix again)."""
     rows_total, width = similarity.shape
     top = np.empty((rows_total, k), dtype=similarity.dtype)
     n_tau, above, equal = (np.zeros(rows_total, dtype=np.int64) for _ in range(3))
@@ -354,7 +356,8 @@ def _top_numpy(similarity: np.ndarray, exc_query, exc_clip, k: int, best: np.nda
         at_tau = np.unique(rel_query[span][score[span] == top[rel_query[span], -1]])
         n_tau[at_tau] = np.count_nonzero(work[at_tau - rows.start] == top[at_tau, -1:], axis=1)
 
-    bounds = np.linspace(0, rows_total, _THREADS + 1).astype(int)
+    rows_a_block = max(1, min(-(-rows_total // _THREADS), BLOCK_SCORES // max(width, 1)))
+    bounds = list(range(0, rows_total, rows_a_block)) + [rows_total]
     with ThreadPoolExecutor(_THREADS) as pool:
         list(pool.map(block, [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]))
     if not (np.isfinite(top[:, 0]).all() and np.isfinite(lowest).all()):

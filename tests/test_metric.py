@@ -121,6 +121,19 @@ def test_constant_scores_give_exactly_the_random_baseline():
         assert flat(result[task]) == pytest.approx(flat(result["random"][task]), abs=1e-12)
 
 
+@pytest.mark.parametrize("ties", [False, True])
+def test_corpus_mode_in_small_blocks_gives_the_same_results(monkeypatch, ties):
+    """The ranking copies a bounded block of rows at a time (memory that does not grow with the corpus):
+    blocks of one row and of a few give exactly the one-block results, ties and exclusions included."""
+    from reasonaudio_metric import functional
+
+    similarity, queries, clip_ids, qrels = corpus_case(5, ties=ties)
+    whole = score(similarity, queries, clip_ids, qrels, bootstrap=0, per_query=True)
+    for scores_a_block in (1, 3 * 150):
+        monkeypatch.setattr(functional, "BLOCK_SCORES", scores_a_block)
+        assert score(similarity, queries, clip_ids, qrels, bootstrap=0, per_query=True) == whole
+
+
 def test_torch_tensors_give_the_numpy_results():
     similarity, queries, clip_ids, qrels = corpus_case(2)
     as_numpy = score(similarity, queries, clip_ids, qrels, bootstrap=0)
