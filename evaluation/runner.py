@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from models.distributed import check_device, distributed
-from models.scoring import EmbeddingSystem, EvalData, System, group_matrix
+from models.scoring import EmbeddingSystem, EvalData, System, group_matrix, whole_similarity
 from reasonaudio_metric.functional import paired_differences, score
 
 from .report import check_options
@@ -31,14 +31,13 @@ def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu"
     ranks other than 0 of a launcher's process group when the system shares its encoding (`shared`)."""
     check_settings(mode, device, batch_size, bootstrap, seed)
     by = by or breakdown(data)
-    full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
+    if mode == "group":     # each query's candidates alone: queries x candidates, whatever the corpus
+        group = system.group_similarity(data, device=device, batch_size=batch_size, progress=progress)
+    else:
+        full = whole_similarity(system, data, device, batch_size, progress)
+        group = group_matrix(full, data)
     if getattr(system, "shared", False) and distributed()[0] != 0:
         return None   # a launcher's other ranks helped encode; rank 0 scores
-    expected = (len(data.queries), len(data.corpus))
-    if tuple(full.shape) != expected:
-        raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
-                         "(queries x clips)")
-    group = group_matrix(full, data)
     if mode == "group":
         result = score(group, data.queries, bootstrap=bootstrap, seed=seed, by=by, per_query=per_query)
     else:

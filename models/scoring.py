@@ -22,6 +22,8 @@ from reasonaudio_metric.functional import score
 
 from .encoding import cache_folder, chunk_size, encode_chunked
 
+PAIR_SCORES = 2 ** 24     # query x candidate x dimension products a block of group scoring holds (64 MiB)
+
 
 @dataclass
 class EvalData:
@@ -82,13 +84,51 @@ def clip_events(corpus) -> list[tuple[Event, ...]]:
 
 
 class System:
-    """A model or baseline under evaluation. `similarity` returns (queries x corpus clips), on `device`."""
+    """A model or baseline under evaluation. `similarity` returns (queries x corpus clips), on `device`;
+    `group_similarity` each query's own candidates' scores (queries x candidates), what group mode ranks."""
 
     name = ""
 
     def similarity(self, data: EvalData, device: str = "cpu", batch_size: int = 32,
                    progress: bool = True) -> torch.Tensor:
         raise NotImplementedError
+
+    def group_similarity(self, data: EvalData, device: str = "cpu", batch_size: int = 32,
+                         progress: bool = True) -> torch.Tensor:
+        """Taken out of the whole (queries x clips) matrix; a system that scores pairs directly overrides it,
+        so that group mode costs queries x candidates, not queries x corpus (16 GB at 20,000 queries)."""
+        return group_matrix(whole_similarity(self, data, device, batch_size, progress), data)
+
+
+def whole_similarity(system: System, data: EvalData, device: str = "cpu", batch_size: int = 32,
+                     progress: bool = True) -> torch.Tensor:
+    """`system.similarity`, checked to be (queries x clips): a wrong shape names the system, not a torch error."""
+    full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
+    expected = (len(data.queries), len(data.corpus))
+    if tuple(full.shape) != expected:
+        raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
+                         "(queries x clips)")
+    return full
+
+
+class VectorSystem(System):
+    """A system whose scores are the cosine of a query vector and a clip vector (`vectors`: unit vectors of
+    the split's queries and clips): group mode then computes the candidates' pairs alone."""
+
+    def vectors(self, data: EvalData, device: str, batch_size: int, progress: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        queries, clips = self.vectors(data, device, batch_size, progress)
+        return queries.to(device) @ clips.to(device).T
+
+    def group_similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        queries, clips = self.vectors(data, device, batch_size, progress)
+        index = torch.as_tensor(candidate_index(data))
+        rows = max(1, PAIR_SCORES // max(1, index.shape[1] * queries.shape[1]))
+        # a product and a sum per pair, the same arithmetic for every pair: equal vectors tie exactly
+        return torch.cat([(queries[start:start + rows, None, :].to(device) * clips[index[start:start + rows]].to(device))
+                          .sum(-1) for start in range(0, len(index), rows)])
 
 
 Encoder = Callable[[Sequence], "np.ndarray | torch.Tensor"]
@@ -134,7 +174,7 @@ def encode_texts(encode: Encoder, texts: Sequence[str], device: str, batch_size:
                           batch_size=batch_size)
 
 
-class EmbeddingSystem(System):
+class EmbeddingSystem(VectorSystem):
     """Any model as two encode functions: texts -> vectors, audio arrays -> vectors; cosine similarity.
 
     Encoding runs in chunks (models/encoding.py): saved under `cache_root` when it is set and the
@@ -153,7 +193,7 @@ class EmbeddingSystem(System):
     def _cache(self, what: str, rate: int | None = None):
         return cache_folder(self.cache_root, self.identity, what, rate) if self.cache_root else None
 
-    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+    def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
         texts, size = list(data.queries["text"]), chunk_size(batch_size)
         queries = encode_chunked(len(texts), lambda rows: encode_texts(
             self.encode_text, texts[rows.start:rows.stop], "cpu", batch_size, "queries", False, "encode_text", rows.start),
@@ -163,7 +203,7 @@ class EmbeddingSystem(System):
             "encode_audio", "clips", (queries.shape[1], "encode_text"), rows.start, batch_size),
             self._cache("clips", self.sampling_rate), "clips", progress, size, self.shared,
             partial(data.content_key, "clips"))
-        return queries.to(device) @ clips.to(device).T
+        return queries, clips
 
 
 def system_of(model, name: str, identity: str | None = None) -> EmbeddingSystem:
@@ -184,17 +224,21 @@ def system_of(model, name: str, identity: str | None = None) -> EmbeddingSystem:
                            model.sampling_rate, identity=identity)
 
 
-def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:
-    """(queries x candidates) out of (queries x corpus): row i scores queries[i]["candidates"] in order."""
+def candidate_index(data: EvalData) -> list[list[int]]:
+    """Row i: the corpus positions of queries[i]["candidates"], in order."""
     column = {clip: j for j, clip in enumerate(data.corpus["clip_id"])}
     try:
-        index = [[column[clip] for clip in group] for group in data.queries["candidates"]]
+        return [[column[clip] for clip in group] for group in data.queries["candidates"]]
     except KeyError as error:
         raise ValueError(f"a candidate is missing from the corpus: {error}") from None
-    return full.gather(1, torch.as_tensor(index, device=full.device))
+
+
+def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:
+    """(queries x candidates) out of (queries x corpus): row i scores queries[i]["candidates"] in order."""
+    return full.gather(1, torch.as_tensor(candidate_index(data), device=full.device))
 
 
 def group_accuracy(system: System, data: EvalData, device: str = "cpu", batch_size: int = 32) -> float:
     """Group accuracy of `system` on `data` (macro over tasks, the benchmark's headline), without intervals."""
-    full = system.similarity(data, device=device, batch_size=batch_size, progress=False)
-    return score(group_matrix(full, data), data.queries, bootstrap=0)["average"]["accuracy"]
+    group = system.group_similarity(data, device=device, batch_size=batch_size, progress=False)
+    return score(group, data.queries, bootstrap=0)["average"]["accuracy"]

@@ -132,6 +132,33 @@ def test_python_api_takes_two_encode_functions(small_corpus):
     assert set(TASKS) <= set(result) and 0 <= result["average"]["mrr"] <= 1
 
 
+def test_group_mode_scores_the_candidates_alone_as_the_whole_matrix_would(small_corpus, monkeypatch):
+    """A vector model in group mode computes each query's candidates' pairs, never queries x corpus (16 GB
+    at 20,000 queries), in blocks of any size, with the scores the whole matrix gives."""
+    from models import scoring
+    from models.scoring import EmbeddingSystem, group_matrix
+
+    rng = np.random.default_rng(0)
+    system = EmbeddingSystem("random vectors", lambda texts: rng.standard_normal((len(texts), 8)),
+                             lambda clips: rng.standard_normal((len(clips), 8)))
+    data = EvalData.load(str(small_corpus))
+    vectors = system.vectors(data, progress=False)
+    monkeypatch.setattr(system, "vectors", lambda *args: vectors)
+    whole = group_matrix(system.similarity(data), data)
+    monkeypatch.setattr(system, "similarity", None)          # group mode must not build the whole matrix
+    for products in (1, 8 * 10 * 3, scoring.PAIR_SCORES):
+        monkeypatch.setattr(scoring, "PAIR_SCORES", products)
+        assert torch.allclose(system.group_similarity(data), whole, atol=1e-6)
+    assert run(system, data, "group", bootstrap=0, progress=False)["average"] == \
+        score_of(whole, data)["average"]
+
+
+def score_of(group, data):
+    from reasonaudio_metric.functional import score
+
+    return score(group, data.queries, bootstrap=0, by=("task", "depth"))
+
+
 def test_bad_model_specs_are_clear_errors(small_corpus):
     with pytest.raises(ValueError, match="unknown model"):
         open_system("whisper:tiny")

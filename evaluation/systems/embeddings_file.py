@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.scoring import System
+from models.scoring import VectorSystem
 
 
 def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings) -> Path:
@@ -97,12 +97,12 @@ def load_embeddings(path) -> dict[str, tuple[list[str], np.ndarray]]:
     return found
 
 
-class PrecomputedEmbeddings(System):
+class PrecomputedEmbeddings(VectorSystem):
     def __init__(self, path: str):
-        self.name, self.vectors = f"embeddings:{path}", load_embeddings(path)
+        self.name, self.stored = f"embeddings:{path}", load_embeddings(path)
 
     def _aligned(self, kind: str, wanted: list[str]) -> torch.Tensor:
-        ids, vectors = self.vectors[kind]
+        ids, vectors = self.stored[kind]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.name}: some {kind} ids appear twice")
         row = {identifier: i for i, identifier in enumerate(ids)}
@@ -115,7 +115,7 @@ class PrecomputedEmbeddings(System):
             raise ValueError(f"{self.name}: NaN or inf in the {kind} vectors")
         return torch.nn.functional.normalize(aligned, dim=-1)
 
-    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+    def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
         if data.acoustics is not None:   # every condition's clips share their ids: the file cannot say which it holds
             raise ValueError(f"{self.name} scores the vectors in the file, whatever the acoustic condition: leave out "
                              "--acoustics and pass the file computed on that condition's clips")
@@ -123,7 +123,7 @@ class PrecomputedEmbeddings(System):
         clips = self._aligned("clip", list(data.corpus["clip_id"]))
         if queries.shape[1] != clips.shape[1]:
             raise ValueError(f"{self.name}: query vectors are {queries.shape[1]}-dim, clip vectors {clips.shape[1]}-dim")
-        return queries.to(device) @ clips.to(device).T
+        return queries, clips
 
 
 def build(location: str, device: str = "cpu") -> PrecomputedEmbeddings:

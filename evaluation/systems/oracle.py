@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from generation.relations import YES, judge_corpus
-from models.scoring import System, clip_events, query_atoms
+from generation.relations import NO, YES, judge_corpus, relevant
+from models.scoring import System, candidate_index, clip_events, query_atoms
 
 
 class Oracle(System):
@@ -19,6 +19,13 @@ class Oracle(System):
         for (query_id, clip_id), verdict in judged.items():
             scores[row[query_id], column[clip_id]] = 1.0 if verdict is YES else 0.5
         return scores.to(device)
+
+    def group_similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        """Each query's candidates judged alone (queries x candidates), not the whole corpus."""
+        events = clip_events(data.corpus)
+        verdicts = [[relevant(atoms, events[j]) for j in row]
+                    for atoms, row in zip(query_atoms(data.queries), candidate_index(data))]
+        return torch.tensor([[1.0 if v is YES else 0.0 if v is NO else 0.5 for v in row] for row in verdicts]).to(device)
 
 
 def build(location: str = "", device: str = "cpu") -> Oracle:

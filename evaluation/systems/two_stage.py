@@ -12,7 +12,7 @@ import torch
 from generation.phrases import phrase_for
 from generation.pipeline import caption
 from models.pretrained import loading_model, resolve_text_model
-from models.scoring import System, encode_texts
+from models.scoring import VectorSystem, encode_texts
 
 from .detector import build as detector
 
@@ -57,7 +57,7 @@ def read_captions(spec: str, corpus) -> list[str]:
     return [found[clip] for clip in ids]
 
 
-class TwoStage(System):
+class TwoStage(VectorSystem):
     def __init__(self, text_model: str, captions: str, device: str):
         from sentence_transformers import SentenceTransformer   # the `models` extra: imported on use
 
@@ -72,13 +72,13 @@ class TwoStage(System):
     def encode(self, texts):
         return self.model.encode(list(texts), convert_to_tensor=True, show_progress_bar=False)
 
-    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+    def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
         captions = (detected_captions(self.detector, data, batch_size, progress) if self.detector else
                     read_captions(self.captions, data.corpus))
         texts = list(data.queries["text"])
         queries = encode_texts(self.encode, texts, device, batch_size, "queries", progress, self.name)
         clips = encode_texts(self.encode, captions, device, batch_size, "captions", progress, self.name)
-        return queries @ clips.T
+        return queries, clips
 
 
 def build(location: str, captions: str | None = None, device: str = "cpu") -> TwoStage:
