@@ -13,8 +13,9 @@ into the bank (`recording_bank`) and only ever copied into the corpus.
 from __future__ import annotations
 
 import logging
+from bisect import bisect_left
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations, count, product
 from typing import Optional
 
@@ -116,6 +117,7 @@ class _Index:
     clips: list[Clip]
     holding: dict[str, set[int]]
     exhaustive: list[str]          # the classes `absent` may be asked of
+    pools: dict[frozenset[str], list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, clips: list[Clip], exhaustive: Optional[frozenset[str]]) -> "_Index":
@@ -124,6 +126,31 @@ class _Index:
             for label in clip.classes:
                 holding.setdefault(label, set()).add(index)
         return cls(clips, holding, [v for v in sorted(holding) if exhaustive is None or v in exhaustive])
+
+    def pool(self, needed: frozenset[str]) -> list[int] | range:
+        """The recordings holding every class of `needed`, ascending; worked out once per set of classes
+        (intersecting and sorting them on every look-up cost a pass over the corpus each time)."""
+        if not needed:
+            return range(len(self.clips))
+        if needed not in self.pools:
+            self.pools[needed] = sorted(set.intersection(*(self.holding.get(label, set()) for label in needed)))
+        return self.pools[needed]
+
+
+class PositiveUses:
+    """How often each recording has been a positive, and those used least (ascending), kept up to date as
+    queries are planned: working them out afresh scanned every recording for every query."""
+
+    def __init__(self, recordings: int):
+        self.count, self.fewest, self.least = [0] * recordings, 0, list(range(recordings))
+
+    def add(self, recording: int) -> None:
+        self.count[recording] += 1
+        if self.count[recording] == self.fewest + 1:
+            del self.least[bisect_left(self.least, recording)]
+            if not self.least:
+                self.fewest += 1
+                self.least = [k for k, uses in enumerate(self.count) if uses == self.fewest]
 
 
 def _failing(atoms, clip: Clip) -> list[int]:
@@ -168,6 +195,8 @@ def _version(atoms, flipped: tuple[int, ...], numbers: list[str]) -> list[list[A
 
 SOUNDING_BIN = 2.0     # seconds: recordings whose sounding time falls in one bin of this width are alike
 MATCH_POOL = 24        # recordings that would do, among which one busy as the positive is looked for
+SCAN = 4096            # recordings holding the named classes a look-up reads at most (in random order): a look-up
+                       # costs the same in a corpus of any size (reading them all made planning quadratic)
 
 
 def busyness(clip: Clip, named: frozenset[str]) -> tuple[int, int, int]:
@@ -194,13 +223,12 @@ def alike(found: list[int], index: _Index, named: frozenset[str], target: tuple)
 def _answering(constraints, index: _Index, query, taken: set[int], target: tuple, rng) -> Optional[int]:
     """A recording, not taken, that answers YES to one of `constraints` and NO to the query, busy as the positive
     is (`alike`, among the first MATCH_POOL found; only those as busy left the groups to recordings without the
-    named sounds, and bag-of-sounds found 74-93 % instead of 52-84 %)."""
-    needed = required_labels(constraints[0])
-    pool = sorted(set.intersection(*(index.holding.get(label, set()) for label in needed))) if needed else \
-        range(len(index.clips))
+    named sounds, and bag-of-sounds found 74-93 % instead of 52-84 %), looking at SCAN recordings at most."""
+    pool = index.pool(frozenset(required_labels(constraints[0])))
     named = frozenset(required_labels(query))
     found = []
-    for i in rng.permutation(len(pool)):
+    looked_at = rng.permutation(len(pool)) if len(pool) <= SCAN else rng.choice(len(pool), SCAN, replace=False)
+    for i in looked_at:
         clip = index.clips[pool[int(i)]]
         if pool[int(i)] not in taken and any(relevant(c, clip.events) is YES for c in constraints) and \
                 relevant(query, clip.events) is NO:
@@ -297,14 +325,12 @@ def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_sec
     return None
 
 
-def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, used: Counter, candidates: int,
+def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, used: PositiveUses, candidates: int,
                tolerance: float, clip_seconds: float, forbidden: set[str], style: str, rng) -> Optional[QueryPlan]:
     """One query over the recordings: a shape drawn as in planned builds (another one when the recordings
     state it nowhere), then up to TRIES draws of a positive (half of them among the recordings used least as
     positives) and classes of it, until the recordings hold a whole group of members (`_group`)."""
-    best = None
-    fewest = min(used[i] for i in range(len(index.clips)))
-    least_used = [i for i in range(len(index.clips)) if used[i] == fewest]
+    best, least_used = None, used.least
     for shape in [draw_shape(shapes, rng) for _ in range(3)]:
         for _ in range(TRIES):
             positive = int(least_used[rng.integers(len(least_used))] if rng.uniform() < 0.5 else
@@ -335,7 +361,7 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
     at = {int(i): pos for pos, i in enumerate(order)}
     hard = tuple(sorted(clips[at[k]].clip_id for k in range(1, own + 1)       # the positive's member's versions
                         if len(_failing(atoms, index.clips[members[k]])) == 1))      # that flip one atom
-    used[positive] += 1
+    used.add(positive)
     forbidden.add(text)
     return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, clips[at[0]].clip_id, hard)
 
@@ -351,7 +377,7 @@ def plan_natural_queries(config, clips: list[Clip], forbidden: frozenset[str]) -
     split_index, queries, taken = SPLITS.index(config.split), [], set(forbidden)
     for task_index, name in enumerate(config.tasks):
         shapes = TASKS[name].shapes_within(config.depth)
-        used: Counter = Counter()
+        used = PositiveUses(len(index.clips))
         planned, misses = [], 0
         for i in count():
             if len(planned) >= config.queries_per_task or misses >= MISSES_IN_A_ROW:
