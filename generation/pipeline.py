@@ -16,6 +16,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -33,13 +34,14 @@ from .executor import check_reachable, import_ray, render_on_ray
 from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
 from .phrases import last_phrases
-from .relations import judge_corpus
+from .relations import judge_queries
 from .render import decode_pcm16, encode_flac, heard_together, render
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group, usable_shapes
 from .writer import read_stamp, write_table
 
 MIN_CORPUS_FILES = 8
+QRELS_BATCH = 100_000   # qrels rows held before they are written
 
 log = logging.getLogger(__name__)
 STAGING = f"{RECORDS}/staging"
@@ -196,12 +198,19 @@ def query_row(query: QueryPlan) -> dict:
             "hard_negatives": list(query.hard_negatives)}
 
 
-def qrels_rows(plan: Plan) -> list[dict]:
-    """Every relevant (1) or ambiguous (-1) pair of the corpus, decided by `relevant`."""
-    judged = judge_corpus([(q.query_id, q.atoms) for q in plan.queries],
-                          [(c.clip_id, c.events) for _, c in plan.clips])
-    return [{"query_id": q, "clip_id": c, "score": verdict.value, "query-id": q, "corpus-id": c}
-            for (q, c), verdict in judged.items()]
+def qrels_batches(plan: Plan) -> Iterator[list[dict]]:
+    """Every relevant (1) or ambiguous (-1) pair of the corpus, decided by `relevant`, in batches of about
+    QRELS_BATCH rows as they are judged: a split's pairs grow as its queries times its corpus (every clip of
+    the corpus a query is true of), far beyond memory at scale."""
+    batch = []
+    for query_id, pairs in judge_queries([(q.query_id, q.atoms) for q in plan.queries],
+                                         [(c.clip_id, c.events) for _, c in plan.clips]):
+        batch += [{"query_id": query_id, "clip_id": c, "score": verdict.value, "query-id": query_id, "corpus-id": c}
+                  for c, verdict in pairs]
+        if len(batch) >= QRELS_BATCH:
+            yield batch
+            batch = []
+    yield batch
 
 
 # Worker side: the bank is handed over once per process, then each task is a list of clips.
@@ -318,7 +327,7 @@ def locate(out: Path, relative: str, fingerprint: str) -> Path | None:
 
 def write_tables(plan: Plan, out: Path) -> None:
     stamp, split = {"fingerprint": plan.fingerprint, "split": plan.config.split}, plan.config.split
-    tables = {"queries": lambda: [query_row(q) for q in plan.queries], "qrels": lambda: qrels_rows(plan),
+    tables = {"queries": lambda: [query_row(q) for q in plan.queries], "qrels": lambda: qrels_batches(plan),
               "sources": lambda: [source_row(s) for s in plan.bank.sounds]}
     for config, rows in tables.items():
         if locate(out, data_file(config, split), plan.fingerprint) is None:

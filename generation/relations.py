@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 ORDER_GAP = 0.5          # before(X, Y): X.offset + 0.5 s <= Y.onset
 OVERLAP_FRACTION = 0.5   # overlap: shared >= 0.5 x the shorter event ...
@@ -241,22 +241,25 @@ def relevant(atoms: Sequence[Atom], events: Iterable[Event]) -> Relevance:
     return AMBIGUOUS if AMBIGUOUS in verdicts else YES
 
 
-def judge_corpus(queries: Iterable[tuple[str, Sequence[Atom]]],
-                 clips: Sequence[tuple[str, Sequence[Event]]]) -> dict[tuple[str, str], Relevance]:
-    """Every (query_id, clip_id) pair that is YES or AMBIGUOUS over a whole corpus (the rest are NO).
+def judge_queries(queries: Iterable[tuple[str, Sequence[Atom]]],
+                  clips: Sequence[tuple[str, Sequence[Event]]]) -> Iterator[tuple[str, list[tuple[str, Relevance]]]]:
+    """Per query, in order: its (clip_id, verdict) pairs that are YES or AMBIGUOUS over a whole corpus (the rest
+    are NO), one query at a time, so that a caller streams them (a large split's pairs do not fit in memory).
 
     Clips lacking a label the query requires are a clear NO and are skipped via a label index."""
     with_label: dict[str, set[int]] = {}
     for index, (_, events) in enumerate(clips):
         for event in events:
             with_label.setdefault(event.label, set()).add(index)
-    judged = {}
     for query_id, atoms in queries:
         needed = required_labels(atoms)
         pool = set.intersection(*(with_label.get(label, set()) for label in needed)) if needed else range(len(clips))
-        for index in sorted(pool):
-            clip_id, events = clips[index]
-            verdict = relevant(atoms, events)
-            if verdict is not NO:
-                judged[(query_id, clip_id)] = verdict
-    return judged
+        judged = ((clips[index][0], relevant(atoms, clips[index][1])) for index in sorted(pool))
+        yield query_id, [(clip_id, verdict) for clip_id, verdict in judged if verdict is not NO]
+
+
+def judge_corpus(queries: Iterable[tuple[str, Sequence[Atom]]],
+                 clips: Sequence[tuple[str, Sequence[Event]]]) -> dict[tuple[str, str], Relevance]:
+    """Every (query_id, clip_id) pair that is YES or AMBIGUOUS over a whole corpus (the rest are NO)."""
+    return {(query_id, clip_id): verdict for query_id, pairs in judge_queries(queries, clips)
+            for clip_id, verdict in pairs}
