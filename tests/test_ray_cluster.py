@@ -6,6 +6,7 @@ byte for byte, and no process of either node outlives the tests (the machine is 
 everyone's)."""
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -139,7 +140,7 @@ def cluster(tmp_path_factory):
     finally:
         left = {str(temp): stop(temp) for temp in temps}
         for temp in temps:
-            subprocess.run(["rm", "-rf", str(temp)])
+            shutil.rmtree(temp, ignore_errors=True)
     assert not any(left.values()), left
 
 
