@@ -5,8 +5,9 @@ run does); here it puts the plan (with its sound bank) into Ray's object store o
 file to a Ray task: the task renders its one file (pipeline.py's `render_file`: the `--num-shards` machinery,
 a shard per file) in a scratch folder on its node and returns the file's bytes through the object store; the
 driver stages each file as it arrives (progress by clips) and then finalises the split, writing the card.
-Nothing needs to be shared with the nodes: no source, no folder. A task whose worker dies is run again by Ray
-(`max_retries`); a driver killed mid-run resumes from the files already staged, like a local run, and a
+No folder is shared with the nodes, nor ReasonAudio's code: the job brings the driver's (`shipped_code`), so
+a node needs only the same Python packages. A task whose worker dies, or whose node is lost, is run again by
+Ray (`max_retries`); a driver killed mid-run resumes from the files already staged, like a local run, and a
 local cluster it started goes with it on any exit, a kill -9 included (`start_reaper`: Ray's own fate sharing
 leaves its dashboard and runtime-env agents behind). Files are byte-identical to a local build's: which clips
 a file holds and every clip's audio are functions of the plan alone.
@@ -18,6 +19,7 @@ imported only when `--executor ray` is given.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import socket
 import subprocess
@@ -31,6 +33,7 @@ from .config import GenerateConfig
 RETRIES = 3           # runs of a task whose worker died, after the first
 REAP_SECONDS = 5      # how long a cluster's process has to end on SIGTERM before it is killed
 CONNECT_SECONDS = 5.0   # to reach a cluster's address before it is refused
+SHIPPED = ("generation", "reasonaudio_dataset")   # ReasonAudio's packages a node imports to render a file
 
 
 def check_reachable(address: str | None) -> None:
@@ -64,7 +67,7 @@ def render_on_ray(ray, task, plan, todo: list[tuple[int, str, int]], count: int,
     or a new local Ray of `config.workers` CPUs when none is running."""
     started, reaper = not ray.is_initialized(), None
     if started:
-        context = ray.init(address=address, num_cpus=config.workers if address is None else None, log_to_driver=False)
+        context = connect(ray, address, config.workers)
         reaper = start_reaper(context.address_info["session_dir"]) if address is None else None
     try:
         remote = ray.remote(num_cpus=1, max_retries=RETRIES)(task)
@@ -87,6 +90,29 @@ def render_on_ray(ray, task, plan, todo: list[tuple[int, str, int]], count: int,
             ray.shutdown()
             if reaper is not None:
                 reaper.stdin.close()           # the reaper ends what shutdown left behind
+
+
+def connect(ray, address: str | None, workers: int):
+    """`ray.init` with this checkout's code for the job (`shipped_code`): the cluster at `address`, or a new local
+    one of `workers` CPUs. A cluster that refuses this run's token is one line saying what to set: Ray (2.52 on)
+    sends a token to an address given outright only under RAY_AUTH_MODE=token, and says only that it failed."""
+    try:
+        return ray.init(address=address, num_cpus=workers if address is None else None, log_to_driver=False,
+                        runtime_env=shipped_code())
+    except ConnectionError as error:
+        if "Authentication" not in str(error.__cause__):
+            raise
+        raise ValueError(f"--executor ray:{address}: the cluster uses token authentication and refused this run: "
+                         "export RAY_AUTH_MODE=token, with the cluster's token (`ray get-auth-token` on its head) in "
+                         "RAY_AUTH_TOKEN or ~/.ray/auth_token") from None
+
+
+def shipped_code() -> dict:
+    """The job's runtime environment: this checkout's SHIPPED packages, uploaded to the cluster once
+    (content-hashed) and put first on every worker's path, so that a node renders with the driver's code and
+    needs none of its own (an older ReasonAudio installed there would render other bytes). A caller that
+    started Ray itself gives its own runtime environment."""
+    return {"py_modules": [importlib.import_module(name) for name in SHIPPED], "excludes": ["__pycache__"]}
 
 
 def start_reaper(session: str) -> subprocess.Popen:
