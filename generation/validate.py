@@ -13,6 +13,8 @@ import json
 import multiprocessing
 from collections import Counter, defaultdict
 from contextlib import contextmanager
+from itertools import groupby, zip_longest
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +35,8 @@ from .config import LIMITS, corpus_configs
 from .pipeline import SOURCE_FIELDS, caption, fingerprint, recording_digest, unchanged
 from .natural import is_natural
 from .phrases import LABELS_SEPARATOR, last_phrases
-from .relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_corpus, mentioned, occurrences, relevant, verdict
+from .relations import (NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_queries, mentioned, occurrences, relevant,
+                        verdict)
 from .render import RECORDING, decode_pcm16, heard_together, render
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
@@ -57,11 +60,15 @@ class Table(list):
     """Rows of one config and split, each with the file and row it came from under "_at"."""
 
 
+def _unreadable(relative: str, error: Exception) -> str:
+    return f"{relative}: unreadable Parquet ({type(error).__name__}: {str(error).splitlines()[0]})"
+
+
 def _read(out: Path, relative: str, columns=None) -> tuple[list[dict], list[str]]:
     try:
         rows = pq.read_table(out / relative, columns=columns).to_pylist()
     except Exception as error:  # truncated or foreign files raise several Arrow and OS errors
-        return [], [f"{relative}: unreadable Parquet ({type(error).__name__}: {str(error).splitlines()[0]})"]
+        return [], [_unreadable(relative, error)]
     for index, row in enumerate(rows):
         row["_at"] = f"{relative} row {index}"
     return rows, []
@@ -128,7 +135,7 @@ def _file_findings(out: Path, record: dict) -> list[str]:
             meta = pq.ParquetFile(path).metadata
             stamp = read_stamp(path) or {}
         except Exception as error:  # see _read
-            findings.append(f"{relative}: unreadable Parquet ({type(error).__name__}: {str(error).splitlines()[0]})")
+            findings.append(_unreadable(relative, error))
             continue
         if stamp.get("fingerprint") != record["fingerprint"]:
             findings.append(f"{relative} belongs to another corpus (fingerprint {stamp.get('fingerprint')})")
@@ -143,7 +150,7 @@ def _file_findings(out: Path, record: dict) -> list[str]:
 
 def _tables(out: Path, split: str, record: dict) -> tuple[dict[str, Table], list[str]]:
     recordings = ["audio"] if is_natural(record["parameters"].get("source", "")) else []   # in the fingerprint
-    wanted = {"queries": None, "qrels": None, "sources": [*SOURCE_FIELDS, *recordings],
+    wanted = {"queries": None, "sources": [*SOURCE_FIELDS, *recordings],       # qrels: streamed (`_qrels_findings`)
               "corpus": ["clip_id", "task", "query_id", "duration", "events", "caption"]}
     tables, findings = {}, []
     for config, columns in wanted.items():
@@ -154,7 +161,50 @@ def _tables(out: Path, split: str, record: dict) -> tuple[dict[str, Table], list
             rows.extend(found)
             findings += problems
         tables[config] = rows
+    for relative in (f for f in record["files"] if f.startswith("qrels/")):
+        try:
+            pq.ParquetFile(out / relative)
+        except Exception as error:  # truncated or foreign files raise several Arrow and OS errors
+            findings.append(_unreadable(relative, error))
     return tables, findings
+
+
+def _qrels_runs(out: Path, files: list[str]):
+    """(query_id, {clip_id: score}) for each run of consecutive rows of one query, in file order, read a
+    batch at a time."""
+    def rows():
+        for relative in files:
+            for batch in pq.ParquetFile(out / relative).iter_batches(columns=["query_id", "clip_id", "score"]):
+                yield from zip(*(batch.column(i).to_pylist() for i in range(3)))
+    for query_id, run in groupby(rows(), key=itemgetter(0)):
+        yield query_id, {clip_id: score for _, clip_id, score in run}
+
+
+def _qrels_findings(out: Path, files: list[str], split: str, atoms_of: dict, clips: dict[str, dict]) -> list[str]:
+    """The published qrels against the pairs the annotations give (`judge_queries`), a query at a time while
+    the file lists the queries in the order they are judged, as the writer does: a split's pairs grow as its
+    queries times its corpus, so neither side is held whole. A file in any other order is compared whole."""
+    def judged():
+        timelines = [(clip_id, clip["timeline"]) for clip_id, clip in clips.items()]
+        return ((q, {c: verdict.value for c, verdict in pairs}) for q, pairs in judge_queries(atoms_of.items(), timelines))
+
+    def pairs(runs):
+        return {((q, c), score) for q, run in runs for c, score in run.items()}
+
+    wrong, count, compared = [], 0, set()
+    try:
+        for (found_query, found), (query, expected) in zip_longest(_qrels_runs(out, files), judged(), fillvalue=(None, {})):
+            if found_query != query or query in compared:
+                wrong = sorted(pairs(_qrels_runs(out, files)) ^ pairs(judged()))
+                count = len(wrong)
+                break
+            compared.add(query)
+            differing = sorted(pairs([(query, found)]) ^ pairs([(query, expected)]))
+            count += len(differing)
+            wrong = (wrong + differing)[:3]
+    except Exception as error:  # truncated or foreign files raise several Arrow and OS errors
+        return [_unreadable(data_file('qrels', split), error)]
+    return [f"{data_file('qrels', split)}: differs from the annotations in {count} pair(s), e.g. {wrong[:3]}"] if count else []
 
 
 def _sources_findings(record: dict, sources: Table) -> list[str]:
@@ -274,7 +324,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     findings += unreadable
     if unreadable:
         return findings
-    queries, corpus, qrels, sources = (tables[c] for c in ("queries", "corpus", "qrels", "sources"))
+    queries, corpus, sources = (tables[c] for c in ("queries", "corpus", "sources"))
     params, counts = record["parameters"], record["counts"]
     if len(queries) != counts["queries"] or len(corpus) != counts["clips"] or len(sources) != counts["atomic_sounds"]:
         findings.append(f"{len(queries)} queries, {len(corpus)} clips and {len(sources)} sounds; the record says "
@@ -305,13 +355,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     findings += _clip_findings(params, Table(c for c in corpus if c["clip_id"] in clips), owner,
                                {q["query_id"]: q["task"] for q in queries}, phrases,
                                {s["source_id"]: s for s in sources})
-    judged = judge_corpus(atoms_of.items(), [(cid, clip["timeline"]) for cid, clip in clips.items()])
-    expected = {pair: verdict.value for pair, verdict in judged.items()}
-    found = {(r["query_id"], r["clip_id"]): r["score"] for r in qrels}
-    if found != expected:
-        wrong = sorted(set(found.items()) ^ set(expected.items()))
-        findings.append(f"{data_file('qrels', split)}: differs from the annotations in {len(wrong)} pair(s), "
-                        f"e.g. {wrong[:3]}")
+    findings += _qrels_findings(out, [f for f in record["files"] if f.startswith("qrels/")], split, atoms_of, clips)
     try:
         contents = [recording_digest(decode_pcm16(s["audio"]["bytes"])[0]) for s in sources] if natural else None
         recomputed = fingerprint(params, sources, queries, {cid: c["events"] for cid, c in clips.items()}, contents)

@@ -269,3 +269,30 @@ def test_the_audio_bar_counts_the_clips_there_are(small_corpus, capsys):
     bars = capsys.readouterr().err.replace("\r", "\n").splitlines()
     last = [line for line in bars if line.startswith("checking audio (test)")][-1]
     assert " 180/180 " in last
+
+
+QRELS = "qrels/test-00000-of-00001.parquet"
+
+
+def test_qrels_are_checked_a_query_at_a_time_in_any_row_order(copy):
+    """The qrels are compared as streamed, a query at a time (their rows grow as queries x corpus); in
+    another row order they are compared whole, with the same verdict; every changed pair is counted."""
+    def qrels_findings():
+        return [f for f in validate(copy, quick=True) if QRELS in f]
+
+    rewrite(copy, QRELS, lambda rows: rows.reverse())              # the whole comparison
+    assert qrels_findings() == []
+    rewrite(copy, QRELS, lambda rows: rows.reverse())
+    first = pq.read_table(copy / QRELS).to_pylist()[0]["query_id"]
+
+    def drop_and_flip(rows):
+        rows[:] = [r for r in rows if r["query_id"] != first or r["score"] != 1][:-1]
+        rows[-1]["score"] = -rows[-1]["score"]
+    before = len(pq.read_table(copy / QRELS))
+    rewrite(copy, QRELS, drop_and_flip)                             # streamed: the writer's order
+    changed = before - len(pq.read_table(copy / QRELS)) + 2        # dropped pairs, the flipped one twice
+    streamed = qrels_findings()
+    assert len(streamed) == 1 and f"differs from the annotations in {changed} pair(s)" in streamed[0]
+    rewrite(copy, QRELS, lambda rows: rows.reverse())
+    whole = qrels_findings()
+    assert len(whole) == 1 and f"differs from the annotations in {changed} pair(s)" in whole[0]
