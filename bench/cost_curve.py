@@ -9,7 +9,8 @@ of the process tree (proportional set size), and both as ratios against 1x. A st
 its time ratio stays near the scale and its memory ratio near 1; the targets: time at 16x within 18x of
 1x, peak memory within 2x (plan alone at 100x within 120x).
 
-Stages: plan (planning alone, no audio), generate (the whole split: bank, plan, render, FLAC, Parquet,
+Stages: plan (planning alone, no audio), qrels (planning and judging every (query, clip) pair of the
+corpus: the qrels, whose rows grow as queries x corpus by the protocol's definition), generate (the whole split: bank, plan, render, FLAC, Parquet,
 card), validate, evaluate (a cheap model that reads every clip: bench/cost_models.py; and
 `embeddings:` from a file), baselines (with a train split of the same size, made first and not measured, for the audits), metric
 (group mode over the build's queries; corpus mode over the build's corpus against 1,000 queries, so
@@ -35,9 +36,11 @@ CORPUS_QUERIES = 1000         # queries of the corpus-mode metric at every scale
 
 PLAN = """
 import sys
-from generation.pipeline import GenerateConfig, plan_split
-plan_split(GenerateConfig(queries_per_task=int(sys.argv[1]), sample_rate=int(sys.argv[2]), progress=False),
-           forbidden=frozenset())
+from generation.pipeline import GenerateConfig, plan_split, qrels_batches
+plan = plan_split(GenerateConfig(queries_per_task=int(sys.argv[1]), sample_rate=int(sys.argv[2]), progress=False),
+                  forbidden=frozenset())
+if sys.argv[3] == "qrels":
+    sum(len(batch) for batch in qrels_batches(plan))
 """
 
 METRIC = """
@@ -76,7 +79,9 @@ def stage_commands(stage: str, folder: Path, queries_per_task: int, scale: int, 
     build, runs = folder / "build", folder / "runs"
     sample_rate = str(args.sample_rate)
     if stage == "plan":
-        return [("plan", PYTHON + [PLAN, str(queries_per_task), sample_rate])]
+        return [("plan", PYTHON + [PLAN, str(queries_per_task), sample_rate, "-"])]
+    if stage == "qrels":
+        return [("plan + qrels", PYTHON + [PLAN, str(queries_per_task), sample_rate, "qrels"])]
     if stage == "generate":
         return [("generate", REASONAUDIO + ["generate", "--out", str(build), "--queries-per-task", str(queries_per_task),
                                             "--sample-rate", sample_rate, "--workers", "1", "--quiet"])]
@@ -126,7 +131,7 @@ def main() -> None:
     parser.add_argument("--unit", type=int, default=200, help="queries per task at 1x (default: the default split)")
     parser.add_argument("--scales", default="1,4,16")
     parser.add_argument("--plan-scales", default="1,4,16,100", help="scales of planning alone")
-    parser.add_argument("--stages", default="plan,generate,validate,evaluate,baselines,metric,natural")
+    parser.add_argument("--stages", default="plan,qrels,generate,validate,evaluate,baselines,metric,natural")
     parser.add_argument("--sample-rate", type=int, default=44100)
     parser.add_argument("--keep", type=Path, help="build here and keep the folders (default: a temporary folder)")
     args = parser.parse_args()

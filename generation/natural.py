@@ -195,7 +195,7 @@ def _version(atoms, flipped: tuple[int, ...], numbers: list[str]) -> list[list[A
 
 SOUNDING_BIN = 2.0     # seconds: recordings whose sounding time falls in one bin of this width are alike
 MATCH_POOL = 24        # recordings that would do, among which one busy as the positive is looked for
-SCAN = 4096            # recordings holding the named classes a look-up reads at most (in random order): a look-up
+SCAN = 512             # recordings holding the named classes a look-up reads at most (in random order): a look-up
                        # costs the same in a corpus of any size (reading them all made planning quadratic)
 
 
