@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_left
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from itertools import combinations, count, product
 from typing import Optional
@@ -26,7 +25,7 @@ from tqdm.auto import tqdm
 from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
 from .phrases import LABELS_SEPARATOR, phrase_for
 from .render import RECORDING
-from .relations import NO, YES, Atom, Event, judge_corpus, occurrences, relevant, required_labels, verdict
+from .relations import NO, YES, Atom, Event, judge_queries, occurrences, relevant, required_labels, verdict
 from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .spec import parse_spec
@@ -398,8 +397,8 @@ def natural_summary(queries: list[QueryPlan], all_clips) -> dict:
     """Per shape: queries; negatives failing exactly one atom (for a one-atom query, all of them); minimal
     pairs (`hard_negatives`: recordings of the positive's own classes with one atom said the other way);
     and the corpus's clips each query is ambiguous for (left out of corpus scoring)."""
-    judged = judge_corpus([(q.query_id, q.atoms) for q in queries], all_clips)
-    ambiguous = Counter(q for (q, _), v in judged.items() if v is not YES)
+    ambiguous = {q: sum(v is not YES for _, v in pairs)
+                 for q, pairs in judge_queries([(q.query_id, q.atoms) for q in queries], all_clips)}
     shapes = {}
     for query in queries:
         entry = shapes.setdefault(f"{query.task}/{query.shape}", {"queries": 0, "one_atom_misses": 0,
