@@ -5,7 +5,8 @@
 The default work is the default split (--unit 200 queries a task: 1,000 queries, 10,000 clips of 10 s);
 --unit 20 measures the same curve at a tenth of it. Each stage runs as its own process (as a user runs
 it), one worker; printed per stage and scale: wall seconds, seconds per query and per clip, peak memory
-of the process tree (proportional set size), and both as ratios against 1x. A stage grows linearly when
+of the process tree (proportional set size, PSS, which counts the pages of Parquet files Arrow maps as they
+are read; and the heap alone, anonymous memory), and each as a ratio against 1x. A stage grows linearly when
 its time ratio stays near the scale and its memory ratio near 1; the targets: time at 16x within 18x of
 1x, peak memory within 2x (plan alone at 100x within 120x).
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from generate_bench import REASONAUDIO, run_measured
+from generate_bench import REASONAUDIO, run_measured, run_sampled
 
 HERE = Path(__file__).resolve().parent
 PYTHON = [sys.executable, "-c"]
@@ -142,8 +143,8 @@ def main() -> None:
         root = args.keep or Path(tmp)
         print(f"unit: {args.unit} queries a task ({5 * args.unit} queries, {50 * args.unit} clips) at 1x; "
               f"{args.sample_rate} Hz; one worker")
-        print(f"{'stage':22s} {'scale':>5s} {'wall s':>8s} {'ms/query':>9s} {'ms/clip':>8s} {'peak MiB':>9s} "
-              f"{'time/1x':>8s} {'mem/1x':>7s}")
+        print(f"{'stage':22s} {'scale':>5s} {'wall s':>8s} {'ms/query':>9s} {'ms/clip':>8s} {'PSS MiB':>9s} "
+              f"{'heap MiB':>9s} {'time/1x':>8s} {'PSS/1x':>7s} {'heap/1x':>7s}")
         scales = sorted({int(s) for s in args.scales.split(",")} | ({int(s) for s in args.plan_scales.split(",")}
                                                                     if "plan" in stages else set()))
         for scale in scales:
@@ -154,11 +155,13 @@ def main() -> None:
                 if str(scale) not in wanted.split(","):
                     continue
                 for name, command in stage_commands(stage, folder, args.unit * scale, scale, args):
-                    wall, peak = run_measured(command)
+                    wall, peak = run_sampled(command, ("Pss", "Anonymous"))
                     queries, clips = work_of(name, args.unit * scale)
                     first = base.setdefault(name, (wall, peak))
                     print(f"{name:22s} {scale:>4d}x {wall:8.1f} {1e3 * wall / queries:9.2f} {1e3 * wall / clips:8.3f} "
-                          f"{peak / 2**20:9.0f} {wall / first[0]:8.2f} {peak / first[1]:7.2f}", flush=True)
+                          f"{peak['Pss'] / 2**20:9.0f} {peak['Anonymous'] / 2**20:9.0f} {wall / first[0]:8.2f} "
+                          f"{peak['Pss'] / first[1]['Pss']:7.2f} {peak['Anonymous'] / first[1]['Anonymous']:7.2f}",
+                          flush=True)
 
 
 if __name__ == "__main__":

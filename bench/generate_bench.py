@@ -31,32 +31,36 @@ SCAPER_VENV = HERE / ".scaper-venv"
 REASONAUDIO = [sys.executable, "-m", "reasonaudio_cli"]
 
 
-def tree_rss(pid: int) -> int:
-    """Memory of a process and all its descendants, in bytes: the sum of their proportional set sizes
-    (Linux /proc), so that pages forked workers share with their parent count once, not per process."""
-    total, stack = 0, [pid]
+def tree_memory(pid: int, fields: tuple[str, ...] = ("Pss",)) -> dict[str, int]:
+    """Memory of a process and all its descendants, in bytes, per field of Linux's smaps_rollup: `Pss` (the
+    proportional set size: pages forked workers share with their parent count once, not per process; file
+    pages a process maps, as Arrow maps Parquet, count as they are touched) or `Anonymous` (the heap alone)."""
+    total, stack = dict.fromkeys(fields, 0), [pid]
     while stack:
         current = stack.pop()
         try:
             with open(f"/proc/{current}/smaps_rollup") as handle:
-                total += next(int(line.split()[1]) * 1024 for line in handle if line.startswith("Pss:"))
+                for line in handle:
+                    name, _, value = line.partition(":")
+                    if name in total:
+                        total[name] += int(value.split()[0]) * 1024
             with open(f"/proc/{current}/task/{current}/children") as handle:
                 stack += [int(child) for child in handle.read().split()]
-        except (FileNotFoundError, StopIteration, ProcessLookupError):
+        except (FileNotFoundError, ProcessLookupError):
             continue
     return total
 
 
-def run_measured(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak process-tree RSS of a command."""
+def run_sampled(command: list[str], fields: tuple[str, ...] = ("Pss",)) -> tuple[float, dict[str, int]]:
+    """Wall seconds of a command and the peak of each memory field of its process tree (`tree_memory`)."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    peak = 0
+    peak = dict.fromkeys(fields, 0)
 
     def sample():
-        nonlocal peak
         while process.poll() is None:
-            peak = max(peak, tree_rss(process.pid))
+            for name, value in tree_memory(process.pid, fields).items():
+                peak[name] = max(peak[name], value)
             time.sleep(0.1)
 
     sampler = threading.Thread(target=sample)
@@ -66,6 +70,12 @@ def run_measured(command: list[str]) -> tuple[float, int]:
     if code:
         raise SystemExit(f"{' '.join(command)} failed with exit code {code}")
     return time.perf_counter() - start, peak
+
+
+def run_measured(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak process-tree proportional set size of a command."""
+    wall, peak = run_sampled(command)
+    return wall, peak["Pss"]
 
 
 def sounds_per_clip(folder: str) -> list[int]:
