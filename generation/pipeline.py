@@ -266,9 +266,9 @@ def group_members(query: QueryPlan) -> tuple:
 def _corpus_batches(plan: Plan, first: int, end: int, pool, bar, condition: Condition):
     phrases = plan.phrases
     starts = range(first, end, AUDIO_ROWS_PER_GROUP)
-    members = {} if condition.clean else {q.query_id: group_members(q) for q in plan.queries}
     jobs = (([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]], plan.config.clip_seconds,
-             condition, [(q.query_id, members.get(q.query_id)) for q, _ in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]],
+             condition, [(q.query_id, None if condition.clean else group_members(q))
+                         for q, _ in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]],
              plan.config.seed, plan.config.split)
             for s in starts)
     results = _bounded_map(_render_rows, jobs, pool, window=2 * plan.config.workers)
