@@ -15,6 +15,7 @@ import soundfile
 import generation.pipeline as pipeline
 from generation.bank import BadSourcesError, build_bank
 from reasonaudio_cli import main
+from generation.config import GenerateConfig
 from generation.pipeline import generate
 from generation.tasks import TASKS, PlanningError, check_feasible
 from generation.validate import validate
@@ -223,3 +224,22 @@ def test_summary_of_the_main_command(tmp_path, capsys):
     for task in ("negation", "order", "overlap", "duration", "mix"):
         assert task in printed
     assert json.loads((out / ".reasonaudio" / "test.json").read_text())["counts"]["queries"] == 20
+
+
+def test_qrels_written_in_batches_are_the_corpus_judged_whole(tmp_path, monkeypatch):
+    """Qrels are judged and written a query at a time in batches (their rows grow as queries x corpus):
+    the rows are those of judging the whole corpus at once, in any batch size."""
+    from generation import pipeline
+    from generation.pipeline import plan_split, qrels_batches
+    from generation.relations import judge_corpus
+
+    plan = plan_split(GenerateConfig(out=str(tmp_path), queries_per_task=3, sample_rate=16000, progress=False),
+                      forbidden=frozenset())
+    whole = judge_corpus([(q.query_id, q.atoms) for q in plan.queries], [(c.clip_id, c.events) for _, c in plan.clips])
+    for size in (1, 7, pipeline.QRELS_BATCH):
+        monkeypatch.setattr(pipeline, "QRELS_BATCH", size)
+        batches = list(qrels_batches(plan))
+        assert all(len(b) >= size for b in batches[:-1])
+        assert {(r["query_id"], r["clip_id"]): r["score"] for b in batches for r in b} == \
+            {pair: v.value for pair, v in whole.items()}
+        assert sum(map(len, batches)) == len(whole)

@@ -156,3 +156,21 @@ def test_versions_and_fillers_are_chosen_busy_as_the_positive():
     assert alike([1, 2, 3], index, named, target) == 3          # as busy: events, unnamed classes, sounding bin
     assert alike([2, 1], index, named, target) == 1             # else the nearest
     assert alike([], index, named, target) is None
+
+
+def test_least_used_positives_kept_up_to_date_equal_a_fresh_count():
+    """The planner keeps the recordings used least as positives as it goes (a fresh count per query scanned
+    the whole corpus): after any sequence of uses, the same recordings, in the same order, as counting anew."""
+    import numpy as np
+    from collections import Counter
+
+    from generation.natural import PositiveUses
+
+    rng = np.random.default_rng(0)
+    uses, counted = PositiveUses(7), Counter()
+    for recording in rng.integers(0, 7, 60):
+        fewest = min(counted[i] for i in range(7))
+        assert uses.least == [i for i in range(7) if counted[i] == fewest]
+        uses.add(int(recording))
+        counted[int(recording)] += 1
+
