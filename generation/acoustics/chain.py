@@ -84,30 +84,37 @@ def group_seed(seed: int, split: str, query_id: str, condition: str) -> int:
     return derived_seed(seed, split, query_id, condition)
 
 
-def transform_class(name: str) -> type:
-    """The class a spec's transform name builds: audiomentations', or the project's own (a room drawn as
-    audiomentations draws it; a composition at a channel's rate). Imported on use: audiomentations takes
-    a second to import, which a build without conditions never pays."""
+def transform_class(name: str, version: int = 1) -> type:
+    """The class a spec's transform name builds at a condition's `version`: audiomentations', or the
+    project's own where it computes the same thing faster (a room drawn as audiomentations draws it, a
+    filter designed once) or belongs to the project (a composition at a channel's rate); from version 2,
+    the additive noises in float32 (other waveforms: why a version opts in). Imported on use:
+    audiomentations takes a second to import, which a build without conditions never pays."""
     import audiomentations
 
-    from .rates import AtSampleRate   # both import audiomentations
+    from .filters import DESIGNED_ONCE   # all import audiomentations
+    from .noise import Float32ColorNoise, Float32GaussianSNR
+    from .rates import AtSampleRate
     from .rooms import ShoeBoxRoom
 
-    return {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate}.get(name) or getattr(audiomentations, name)
+    own = {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate, **DESIGNED_ONCE}
+    if version >= 2:
+        own.update(AddColorNoise=Float32ColorNoise, AddGaussianSNR=Float32GaussianSNR)
+    return own.get(name) or getattr(audiomentations, name)
 
 
-def build(item: dict):
-    """The audiomentations object of one checked spec entry."""
+def build(item: dict, version: int = 1):
+    """The audiomentations object of one checked spec entry, at its condition's `version`."""
     (name, arguments), = item.items()
-    arguments = dict(arguments)
+    arguments, made = dict(arguments), transform_class(name, version)
     if name not in COMPOSITIONS:
-        return transform_class(name)(**arguments)
-    children = [build(child) for child in arguments.pop("transforms")]
+        return made(**arguments)
+    children = [build(child, version) for child in arguments.pop("transforms")]
     if name == "SomeOf":
         count = arguments.pop("num_transforms", (1, None))
         arguments["num_transforms"] = tuple(count) if isinstance(count, list) else count
-        return transform_class(name)(transforms=children, **arguments)
-    return transform_class(name)(children, **arguments)
+        return made(transforms=children, **arguments)
+    return made(children, **arguments)
 
 
 def kind(transform) -> str:
@@ -239,7 +246,8 @@ class GroupChain:
 
         self.condition, self.seed, self.sample_rate, self.key = condition, seed, sample_rate, key
         with seeded(seed):
-            self.chain = audiomentations.Compose([build(item) for item in condition.spec["transforms"]], p=1.0)
+            self.chain = audiomentations.Compose([build(item, condition.version) for item in condition.spec["transforms"]],
+                                                 p=1.0)
             self.chain.randomize_parameters(np.ones(length, dtype=np.float32), sample_rate)   # noise at unit level
             self.chain.freeze_parameters()
         self.transforms = list(applied(self.chain))
