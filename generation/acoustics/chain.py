@@ -25,7 +25,7 @@ import logging
 import random
 from collections import Counter
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -179,14 +179,23 @@ def audible_rms(samples: np.ndarray, rate: int) -> float:
 
 
 class HeardSound:
-    """A sound as the audibility check compares what a chain makes of it with: its audible level and
-    the 10 ms frames it is clearly heard in (within CLEAR_DB of its loudest)."""
+    """A sound as the audibility check compares what a chain makes of it with: its first LEVEL_SECONDS
+    (`samples`), their audible level and the 10 ms frames they are clearly heard in (within CLEAR_DB of
+    their loudest). Level and frames are computed when first asked for and kept: the bank's sounds are
+    compared with four draws, and a chain of additive noise alone compares nothing."""
 
     def __init__(self, samples: np.ndarray, rate: int):
-        self.rate, self.frame, self.length = rate, max(1, int(FRAME_SECONDS * rate)), len(samples)
-        self.level = audible_rms(samples, rate)
-        levels = frame_rms(samples, self.frame)
-        self.clear = levels >= levels.max() * 10 ** (-CLEAR_DB / 20)
+        self.samples = np.asarray(samples[: int(LEVEL_SECONDS * rate)], dtype=np.float32)
+        self.rate, self.frame, self.length = rate, max(1, int(FRAME_SECONDS * rate)), len(self.samples)
+
+    @cached_property
+    def level(self) -> float:
+        return audible_rms(self.samples, self.rate)
+
+    @cached_property
+    def clear(self) -> np.ndarray:
+        levels = frame_rms(self.samples, self.frame)
+        return levels >= levels.max() * 10 ** (-CLEAR_DB / 20)
 
     def erased(self, after: np.ndarray, max_loss_db: float = MAX_LOSS_DB) -> str | None:
         """How `after` (the sound through a chain) no longer lets it be heard, or None: its audible level
@@ -274,11 +283,12 @@ class GroupChain:
     def _stages(self, samples: np.ndarray, noise: bool = True) -> list[np.ndarray]:
         """`samples` and what each applied transform in turn makes of them (the last is the result); the
         additive noise left out unless `noise`. They run with PAD_SECONDS of silence after them, cut off
-        again (an MP3 codec drops its last frame: the last 33 ms of a clip would go silent). Additive
-        noise does not depend on the clip once its parameters are frozen: it is drawn once for the group
-        and added to each clip (the same waveform, at a tenth of the cost)."""
-        stages = [np.concatenate([np.asarray(samples, dtype=np.float32),
-                                  np.zeros(int(PAD_SECONDS * self.sample_rate), np.float32)])]
+        again (an MP3 codec drops its last frame: the last 33 ms of a clip would go silent); a chain of
+        additive noise alone needs no padding (nor its copy of the clip). Additive noise does not depend on
+        the clip once its parameters are frozen: it is drawn once for the group, at the padded length
+        whatever the chain, and added to each clip (the same waveform, at a tenth of the cost)."""
+        samples, pad = np.asarray(samples, dtype=np.float32), int(PAD_SECONDS * self.sample_rate)
+        stages = [np.concatenate([samples, np.zeros(pad, np.float32)]) if self._changes_sounds else samples]
         with seeded(derived_seed(self.seed, "clip")):
             for index, transform in enumerate(self.transforms):
                 if kind(transform) not in NOISE_LEVEL:
@@ -286,8 +296,8 @@ class GroupChain:
                 elif noise:
                     if index not in self._noise:
                         with seeded(derived_seed(self.seed, "noise", index)):
-                            self._noise[index] = transform(np.zeros(len(stages[0]), np.float32), self.sample_rate)
-                    stages.append(stages[-1] + self._noise[index])
+                            self._noise[index] = transform(np.zeros(len(samples) + pad, np.float32), self.sample_rate)
+                    stages.append(stages[-1] + self._noise[index][:len(stages[-1])])
                 else:
                     stages.append(stages[-1])
         return [stage[:len(samples)] for stage in stages]
@@ -315,30 +325,29 @@ class GroupChain:
         """A sound through every transform of the chain but the additive noise."""
         return self._stages(piece, noise=False)[-1]
 
-    def heard(self, pieces, max_loss_db: float = MAX_LOSS_DB, whats=None) -> list[tuple[float, str | None]]:
+    def heard(self, sounds: list[HeardSound], max_loss_db: float = MAX_LOSS_DB,
+              whats=None) -> list[tuple[float, str | None]]:
         """Each annotated sound's RMS after the chain (noise left out) and how the chain leaves it inaudible
         (`HeardSound.erased`, with `max_loss_db`), or None. The sounds (their first LEVEL_SECONDS) run
         through the chain in one pass, each after silence as long as the chain's tail (GAP_SECONDS with a room,
         else PAD_SECONDS, a codec's last frame): each is heard apart from the others (a frame-based codec's grid
         falls where it falls, as it does in a clip), and a codec or resampler is set up once, not per sound."""
-        excerpts = [np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32) for piece in pieces]
-        if not self._changes_sounds or not excerpts:      # additive noise alone leaves every sound as it was
-            return [(_rms(excerpt), None) for excerpt in excerpts]
+        if not self._changes_sounds or not sounds:      # additive noise alone leaves every sound as it was
+            return [(_rms(sound.samples), None) for sound in sounds]
         room = any(kind(transform) == "RoomSimulator" for transform in self.transforms)
         gap = np.zeros(int((GAP_SECONDS if room else PAD_SECONDS) * self.sample_rate), np.float32)
-        starts = np.cumsum([0] + [len(gap) + len(excerpt) for excerpt in excerpts])
-        passed = self._stages(np.concatenate([part for excerpt in excerpts for part in (gap, excerpt)]), noise=False)
+        starts = np.cumsum([0] + [len(gap) + sound.length for sound in sounds])
+        passed = self._stages(np.concatenate([part for sound in sounds for part in (gap, sound.samples)]), noise=False)
         found = []
-        for excerpt, start, what in zip(excerpts, starts, whats or ["a sound"] * len(excerpts)):
-            stages = [stage[start + len(gap): start + len(gap) + len(excerpt)] for stage in passed]
-            heard = HeardSound(excerpt, self.sample_rate)
-            found.append((_rms(stages[-1]), self._broken(lambda stage: heard.erased(stage, max_loss_db), stages, what)))
+        for sound, start, what in zip(sounds, starts, whats or ["a sound"] * len(sounds)):
+            stages = [stage[start + len(gap): start + len(gap) + sound.length] for stage in passed]
+            found.append((_rms(stages[-1]), self._broken(lambda stage: sound.erased(stage, max_loss_db), stages, what)))
         return found
 
     def _reference(self, pieces) -> float:
         """The RMS of the quietest annotated sound after the chain (1.0 without pieces); refuses a chain
         that leaves one of them inaudible."""
-        found = self.heard(pieces)
+        found = self.heard([HeardSound(piece, self.sample_rate) for piece in pieces])
         problem = next((problem for _, problem in found if problem), None)
         if problem:
             raise InaudibleUnderCondition(problem)
@@ -406,6 +415,7 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
     that would leave out more than half of the bank is refused: it is not the benchmark's audio. What was
     left out is said in one line (the card lists each sound with the reason)."""
     quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
+    measured = {}   # each sound's audible level and clear frames at that gain: for every draw of every condition
     for condition in conditions:
         if condition.clean:
             continue
@@ -416,8 +426,12 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
             unheard = [sound for sound in sounds if sound.source_id not in found and sound.source_id not in left_out]
             for start in range(0, len(unheard), BANK_CHUNK):
                 chunk = unheard[start:start + BANK_CHUNK]
-                verdicts = chain.heard([sound.samples * quietest for sound in chunk], MAX_LOSS_DB - BANK_MARGIN_DB,
-                                       [repr(sound.label) for sound in chunk])
+                heard = [HeardSound(sound.samples[: int(LEVEL_SECONDS * rate)] * quietest, rate) for sound in chunk]
+                for sound, excerpt in zip(chunk, heard):
+                    if sound.source_id in measured:
+                        excerpt.level, excerpt.clear = measured[sound.source_id]
+                verdicts = chain.heard(heard, MAX_LOSS_DB - BANK_MARGIN_DB, [repr(sound.label) for sound in chunk])
+                measured.update((sound.source_id, (excerpt.level, excerpt.clear)) for sound, excerpt in zip(chunk, heard))
                 left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(chunk, verdicts) if problem)
         if len(left_out) > len(sounds) / 2:
             raise ConditionError(f"condition {condition.name!r} would leave {len(left_out)} of the bank's "

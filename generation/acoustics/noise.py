@@ -28,16 +28,27 @@ def color_noise(shape, f_decay: float, sample_rate: int, a_weighting: bool, n_ff
     white = rng.standard_normal(shape, dtype=np.float32)
     if f_decay == 0.0 and not a_weighting:
         return white                                        # white noise as drawn, as audiomentations returns it
-    from scipy.signal import oaconvolve
+    phases = rng.uniform(0, 2 * np.pi, n_fft // 2 + 1)
+    return coloured(white, decay_response(f_decay, sample_rate, a_weighting, n_fft, phases))
 
+
+def decay_response(f_decay: float, sample_rate: int, a_weighting: bool, n_fft: int, phases: np.ndarray) -> np.ndarray:
+    """audiomentations' colouring filter: the 1/f^beta envelope (A-weighted where drawn) at n_fft points, with
+    `phases`, as an impulse response."""
     frequencies = np.fft.rfftfreq(n_fft, 1.0 / sample_rate)
     frequencies[0] = 1
-    envelope = np.sqrt(1 / frequencies ** decay_to_beta(f_decay)) * np.exp(
-        1j * rng.uniform(0, 2 * np.pi, n_fft // 2 + 1))
+    envelope = np.sqrt(1 / frequencies ** decay_to_beta(f_decay)) * np.exp(1j * phases)
     if a_weighting:
         envelope *= a_weighting_frequency_envelope(n_fft, sample_rate)
-    response = np.fft.irfft(envelope).astype(np.float32)
-    shaped = oaconvolve(white, response.reshape((1,) * (white.ndim - 1) + (-1,)), "same", axes=-1)
+    return np.fft.irfft(envelope)
+
+
+def coloured(white: np.ndarray, response: np.ndarray) -> np.ndarray:
+    """`white` convolved "same" with `response` along its last axis and scaled to unit RMS, in float32."""
+    from scipy.signal import oaconvolve
+
+    response = response.astype(np.float32).reshape((1,) * (white.ndim - 1) + (-1,))
+    shaped = oaconvolve(white, response, "same", axes=-1)
     return (shaped / np.float32(np.sqrt(np.mean(np.square(shaped, dtype=np.float64))))).astype(np.float32, copy=False)
 
 
