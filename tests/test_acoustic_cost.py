@@ -126,3 +126,22 @@ def test_the_bank_check_measures_each_sound_once_for_all_draws(monkeypatch):
     monkeypatch.setattr(chain, "audible_rms", lambda samples, rate: measured.append(1) or chain._rms(samples))
     assert chain.inaudible_sounds([condition], sounds, 0, "test", rate, draws=4) == {}
     assert len(measured) == len(sounds) + 4 * len(sounds)
+
+
+def test_a_bank_check_draw_that_repeats_one_on_the_same_sounds_is_not_run_again(monkeypatch):
+    """A fixed band draws the same filter four times: the first pass leaves the hum out, the second runs on
+    the sounds left (another chunk), the last two repeat the second and are not run; the verdicts stand."""
+    import generation.acoustics.chain as chain
+
+    rate, seconds = 16000, np.arange(16000) / 16000
+    tones = {"hum": 40, **{f"tone {k}": 500 + 200 * k for k in range(4)}}
+    sounds = [SimpleNamespace(source_id=label, label=label,
+                              samples=(0.5 * np.sin(2 * np.pi * hertz * seconds)).astype(np.float32))
+              for label, hertz in tones.items()]
+    condition = condition_from_spec({"name": "band", "transforms": [{"BandPassFilter": {
+        "min_center_freq": 1850, "max_center_freq": 1850, "min_bandwidth_fraction": 1.6757,
+        "max_bandwidth_fraction": 1.6757, "min_rolloff": 24, "max_rolloff": 24}}]})
+    passes, heard = [], chain.GroupChain.heard
+    monkeypatch.setattr(chain.GroupChain, "heard", lambda self, *a, **k: passes.append(len(a[0])) or heard(self, *a, **k))
+    assert list(chain.inaudible_sounds([condition], sounds, 0, "test", rate, draws=4)) == ["hum"]
+    assert [count for count in passes if count] == [5, 4]       # (a draw first hears no pieces of a group)

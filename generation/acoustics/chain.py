@@ -21,6 +21,7 @@ sound, when no draw fits.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import random
 from collections import Counter
@@ -413,17 +414,27 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
     `draws` draws, each sound at the quietest gain an event is mixed at (a quantiser erases quiet sounds
     first): left out of the bank before planning, as a resampling that silences a sound is. A condition
     that would leave out more than half of the bank is refused: it is not the benchmark's audio. What was
-    left out is said in one line (the card lists each sound with the reason)."""
+    left out is said in one line (the card lists each sound with the reason).
+
+    A draw that repeats an earlier one on the same sounds is not run again: what the check passes through
+    is every transform but the noise, each a function of its drawn parameters (none on the allow-list draws
+    anything when applied), so the same parameters on the same chunks give the same verdicts (a telephone
+    draws its bitrate from three: four draws repeat one)."""
     quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
     measured = {}   # each sound's audible level and clear frames at that gain: for every draw of every condition
     for condition in conditions:
         if condition.clean:
             continue
-        left_out = {}
+        left_out, checked = {}, set()
         for draw in range(draws):
             chain = GroupChain(condition, group_seed(seed, split, f"audibility-{draw}", condition.name), rate,
                                int(LEVEL_SECONDS * rate), [])
             unheard = [sound for sound in sounds if sound.source_id not in found and sound.source_id not in left_out]
+            draw_on = (json.dumps([step for step in chain.steps if step["transform"] not in NOISE_LEVEL]),
+                       tuple(sound.source_id for sound in unheard))
+            if draw_on in checked:
+                continue
+            checked.add(draw_on)
             for start in range(0, len(unheard), BANK_CHUNK):
                 chunk = unheard[start:start + BANK_CHUNK]
                 heard = [HeardSound(sound.samples[: int(LEVEL_SECONDS * rate)] * quietest, rate) for sound in chunk]
