@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     if not (args.esc50 / "meta" / "esc50.csv").is_file():
         raise SystemExit(f"no ESC-50 folder at {args.esc50}")
-    source, clips = f"esc50:{args.esc50}", args.queries * 50
+    source, clips = f"esc50:{args.esc50.resolve()}", args.queries * 50
     trees = {"this": Path(__file__).resolve().parents[1], **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     with tempfile.TemporaryDirectory() as tmp:
         print(f"one worker, whole run, {clips} clips of 10 s at 44.1 kHz, per preset (best of {args.repeats} "
@@ -43,7 +43,8 @@ def main() -> None:
         cost = {}
         for round_ in range(args.repeats):        # interleaved: a slow spell of the machine hits every preset alike
             for preset in PRESETS:
-                for tree, root in trees.items():
+                for tree, root in trees.items():     # `python -m` puts the working folder first on the path
+                    os.chdir(root)
                     os.environ["PYTHONPATH"] = str(root)
                     out = f"{tmp}/{tree}-{preset}-{round_}"
                     wall, _ = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", out, "--workers",
@@ -51,6 +52,7 @@ def main() -> None:
                                                           "--acoustics", preset, "--quiet"])
                     cost[tree, preset] = min(cost.get((tree, preset), wall / clips), wall / clips)
                     shutil.rmtree(out)
+        os.chdir(trees["this"])
         os.environ["PYTHONPATH"] = str(trees["this"])
         for tree in trees:
             if len(trees) > 1:
