@@ -1,10 +1,12 @@
 """Cost of the acoustic conditions, as ratios against the clean rendering measured in the same run.
 
-    python bench/acoustics_bench.py [--esc50 ../shared/data/esc50-subset] [--queries 40] [--full noisy ...]
+    python bench/acoustics_bench.py [--esc50 ../shared/data/esc50-subset] [--queries 40] [--baseline DIR]
+                                    [--full noisy ...]
 
 1. One worker, 44.1 kHz, the whole run (bank, plan, render, FLAC, Parquet) per clip under each preset,
    beside `clean`, the best of --repeats interleaved rounds; targets: noisy at most 1.5x clean,
-   reverberant 2x, telephone 1.6x, wild 2.5x.
+   reverberant 2x, telephone 1.6x, wild 2.5x. With --baseline, a checkout of another commit (its code
+   on PYTHONPATH) runs beside each run of this one: before and after in the same spells of a shared machine.
 2. With --full: the full default split (10,000 clips) under each named preset on 2 workers, against
    the 240 s target.
 """
@@ -27,29 +29,40 @@ def main() -> None:
     parser.add_argument("--esc50", type=Path, default=DEFAULT_ESC50)
     parser.add_argument("--queries", type=int, default=40, help="queries per task of the one-worker runs (x50 clips)")
     parser.add_argument("--repeats", type=int, default=2, help="rounds of the one-worker runs; each preset's best counts")
+    parser.add_argument("--baseline", type=Path, help="a checkout of another commit, timed beside this one")
     parser.add_argument("--full", nargs="*", default=[], metavar="PRESET",
                         help="also build the full default split under these presets on 2 workers")
     args = parser.parse_args()
     if not (args.esc50 / "meta" / "esc50.csv").is_file():
         raise SystemExit(f"no ESC-50 folder at {args.esc50}")
-    source, clips = f"esc50:{args.esc50}", args.queries * 50
+    source, clips = f"esc50:{args.esc50.resolve()}", args.queries * 50
+    trees = {"this": Path(__file__).resolve().parents[1], **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     with tempfile.TemporaryDirectory() as tmp:
         print(f"one worker, whole run, {clips} clips of 10 s at 44.1 kHz, per preset (best of {args.repeats} "
               "rounds, presets interleaved):")
         cost = {}
         for round_ in range(args.repeats):        # interleaved: a slow spell of the machine hits every preset alike
             for preset in PRESETS:
-                wall, _ = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/{preset}-{round_}",
-                                                      "--workers", "1", "--queries-per-task", str(args.queries),
-                                                      "--acoustics", preset, "--quiet"])
-                cost[preset] = min(cost.get(preset, wall / clips), wall / clips)
-                shutil.rmtree(f"{tmp}/{preset}-{round_}")
-        for preset in PRESETS:
-            ratio = cost[preset] / cost["clean"]
-            target = f"   target <= {TARGETS[preset]:.1f}x: {'passes' if ratio <= TARGETS[preset] else 'misses'}" \
-                if preset in TARGETS else ""
-            print(f"  {preset:12s} {1e3 * cost[preset]:6.1f} ms/clip   +{1e3 * (cost[preset] - cost['clean']):5.1f} ms "
-                  f"over clean   {ratio:4.2f}x clean{target}")
+                for tree, root in trees.items():     # `python -m` puts the working folder first on the path
+                    os.chdir(root)
+                    os.environ["PYTHONPATH"] = str(root)
+                    out = f"{tmp}/{tree}-{preset}-{round_}"
+                    wall, _ = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", out, "--workers",
+                                                          "1", "--queries-per-task", str(args.queries),
+                                                          "--acoustics", preset, "--quiet"])
+                    cost[tree, preset] = min(cost.get((tree, preset), wall / clips), wall / clips)
+                    shutil.rmtree(out)
+        os.chdir(trees["this"])
+        os.environ["PYTHONPATH"] = str(trees["this"])
+        for tree in trees:
+            if len(trees) > 1:
+                print(f"{tree} ({trees[tree]}):")
+            for preset in PRESETS:
+                ratio = cost[tree, preset] / cost[tree, "clean"]
+                target = f"   target <= {TARGETS[preset]:.1f}x: {'passes' if ratio <= TARGETS[preset] else 'misses'}" \
+                    if preset in TARGETS else ""
+                print(f"  {preset:12s} {1e3 * cost[tree, preset]:6.1f} ms/clip   "
+                      f"+{1e3 * (cost[tree, preset] - cost[tree, 'clean']):5.1f} ms over clean   {ratio:4.2f}x clean{target}")
         for preset in args.full:
             wall, rss = run_measured(REASONAUDIO + ["generate", "--source", source, "--out", f"{tmp}/full-{preset}",
                                                     "--workers", "2", "--acoustics", preset, "--quiet"])

@@ -159,7 +159,9 @@ def _split_section(split: str, record: dict) -> str:
     local = "" if shown["source"] == params["source"] else " (with your copy of the source in place of the `<...>`)"
     parameters = ", ".join(f"`{k}={v}`" for k, v in shown.items() if k not in ("tasks", "acoustics"))
     descriptions = {spec["name"]: spec["description"] for spec in params.get("acoustics", [])}
-    acoustics = "\n".join(f"| `{config}` | {name} | {descriptions.get(name) or 'the rendered mix as it is'} |"
+    versions = {spec["name"]: f" (version {spec['version']})" for spec in params.get("acoustics", []) if "version" in spec}
+    acoustics = "\n".join(f"| `{config}` | {name}{versions.get(name, '')} | "
+                           f"{descriptions.get(name) or 'the rendered mix as it is'} |"
                            for config, name in record.get("acoustics", {"corpus": "clean"}).items())
     shapes = "\n".join(f"| {c['task']} | `{c['shape']}` | {c['depth']} | {c['sounds']} | {c['queries']} |"
                        for c in counts.get("shapes", []))

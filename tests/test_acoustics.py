@@ -137,6 +137,8 @@ def test_a_robustness_build_is_valid_shares_its_tables_and_keeps_clean_byte_iden
     assert record["acoustics"] == {"corpus": "clean", "corpus_noisy": "noisy", "corpus_reverberant": "reverberant",
                                    "corpus_telephone": "telephone", "corpus_wild": "wild"}
     assert validate(robust, workers=2) == []
+    card = (robust / "README.md").read_text()      # a preset whose audio changed says its version
+    assert "| `corpus_noisy` | noisy (version 2) |" in card and "| `corpus_telephone` | telephone |" in card
     clean = pq.read_table(next((robust / "corpus").glob("test-*.parquet")))
     plain, noisy = tmp_path / "plain", tmp_path / "noisy"     # no condition here leaves a sound out of the bank
     assert "acoustics" not in generate(small_config(plain, queries_per_task=2))["parameters"]

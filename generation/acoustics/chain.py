@@ -21,11 +21,12 @@ sound, when no draw fits.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import random
 from collections import Counter
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -84,30 +85,37 @@ def group_seed(seed: int, split: str, query_id: str, condition: str) -> int:
     return derived_seed(seed, split, query_id, condition)
 
 
-def transform_class(name: str) -> type:
-    """The class a spec's transform name builds: audiomentations', or the project's own (a room drawn as
-    audiomentations draws it; a composition at a channel's rate). Imported on use: audiomentations takes
-    a second to import, which a build without conditions never pays."""
+def transform_class(name: str, version: int = 1) -> type:
+    """The class a spec's transform name builds at a condition's `version`: audiomentations', or the
+    project's own where it computes the same thing faster (a room drawn as audiomentations draws it, a
+    filter designed once) or belongs to the project (a composition at a channel's rate); from version 2,
+    the additive noises in float32 (other waveforms: why a version opts in). Imported on use:
+    audiomentations takes a second to import, which a build without conditions never pays."""
     import audiomentations
 
-    from .rates import AtSampleRate   # both import audiomentations
+    from .filters import DESIGNED_ONCE   # all import audiomentations
+    from .noise import Float32ColorNoise, Float32GaussianSNR
+    from .rates import AtSampleRate
     from .rooms import ShoeBoxRoom
 
-    return {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate}.get(name) or getattr(audiomentations, name)
+    own = {"RoomSimulator": ShoeBoxRoom, "AtSampleRate": AtSampleRate, **DESIGNED_ONCE}
+    if version >= 2:
+        own.update(AddColorNoise=Float32ColorNoise, AddGaussianSNR=Float32GaussianSNR)
+    return own.get(name) or getattr(audiomentations, name)
 
 
-def build(item: dict):
-    """The audiomentations object of one checked spec entry."""
+def build(item: dict, version: int = 1):
+    """The audiomentations object of one checked spec entry, at its condition's `version`."""
     (name, arguments), = item.items()
-    arguments = dict(arguments)
+    arguments, made = dict(arguments), transform_class(name, version)
     if name not in COMPOSITIONS:
-        return transform_class(name)(**arguments)
-    children = [build(child) for child in arguments.pop("transforms")]
+        return made(**arguments)
+    children = [build(child, version) for child in arguments.pop("transforms")]
     if name == "SomeOf":
         count = arguments.pop("num_transforms", (1, None))
         arguments["num_transforms"] = tuple(count) if isinstance(count, list) else count
-        return transform_class(name)(transforms=children, **arguments)
-    return transform_class(name)(children, **arguments)
+        return made(transforms=children, **arguments)
+    return made(children, **arguments)
 
 
 def kind(transform) -> str:
@@ -172,14 +180,23 @@ def audible_rms(samples: np.ndarray, rate: int) -> float:
 
 
 class HeardSound:
-    """A sound as the audibility check compares what a chain makes of it with: its audible level and
-    the 10 ms frames it is clearly heard in (within CLEAR_DB of its loudest)."""
+    """A sound as the audibility check compares what a chain makes of it with: its first LEVEL_SECONDS
+    (`samples`), their audible level and the 10 ms frames they are clearly heard in (within CLEAR_DB of
+    their loudest). Level and frames are computed when first asked for and kept: the bank's sounds are
+    compared with four draws, and a chain of additive noise alone compares nothing."""
 
     def __init__(self, samples: np.ndarray, rate: int):
-        self.rate, self.frame, self.length = rate, max(1, int(FRAME_SECONDS * rate)), len(samples)
-        self.level = audible_rms(samples, rate)
-        levels = frame_rms(samples, self.frame)
-        self.clear = levels >= levels.max() * 10 ** (-CLEAR_DB / 20)
+        self.samples = np.asarray(samples[: int(LEVEL_SECONDS * rate)], dtype=np.float32)
+        self.rate, self.frame, self.length = rate, max(1, int(FRAME_SECONDS * rate)), len(self.samples)
+
+    @cached_property
+    def level(self) -> float:
+        return audible_rms(self.samples, self.rate)
+
+    @cached_property
+    def clear(self) -> np.ndarray:
+        levels = frame_rms(self.samples, self.frame)
+        return levels >= levels.max() * 10 ** (-CLEAR_DB / 20)
 
     def erased(self, after: np.ndarray, max_loss_db: float = MAX_LOSS_DB) -> str | None:
         """How `after` (the sound through a chain) no longer lets it be heard, or None: its audible level
@@ -239,7 +256,8 @@ class GroupChain:
 
         self.condition, self.seed, self.sample_rate, self.key = condition, seed, sample_rate, key
         with seeded(seed):
-            self.chain = audiomentations.Compose([build(item) for item in condition.spec["transforms"]], p=1.0)
+            self.chain = audiomentations.Compose([build(item, condition.version) for item in condition.spec["transforms"]],
+                                                 p=1.0)
             self.chain.randomize_parameters(np.ones(length, dtype=np.float32), sample_rate)   # noise at unit level
             self.chain.freeze_parameters()
         self.transforms = list(applied(self.chain))
@@ -266,11 +284,12 @@ class GroupChain:
     def _stages(self, samples: np.ndarray, noise: bool = True) -> list[np.ndarray]:
         """`samples` and what each applied transform in turn makes of them (the last is the result); the
         additive noise left out unless `noise`. They run with PAD_SECONDS of silence after them, cut off
-        again (an MP3 codec drops its last frame: the last 33 ms of a clip would go silent). Additive
-        noise does not depend on the clip once its parameters are frozen: it is drawn once for the group
-        and added to each clip (the same waveform, at a tenth of the cost)."""
-        stages = [np.concatenate([np.asarray(samples, dtype=np.float32),
-                                  np.zeros(int(PAD_SECONDS * self.sample_rate), np.float32)])]
+        again (an MP3 codec drops its last frame: the last 33 ms of a clip would go silent); a chain of
+        additive noise alone needs no padding (nor its copy of the clip). Additive noise does not depend on
+        the clip once its parameters are frozen: it is drawn once for the group, at the padded length
+        whatever the chain, and added to each clip (the same waveform, at a tenth of the cost)."""
+        samples, pad = np.asarray(samples, dtype=np.float32), int(PAD_SECONDS * self.sample_rate)
+        stages = [np.concatenate([samples, np.zeros(pad, np.float32)]) if self._changes_sounds else samples]
         with seeded(derived_seed(self.seed, "clip")):
             for index, transform in enumerate(self.transforms):
                 if kind(transform) not in NOISE_LEVEL:
@@ -278,8 +297,8 @@ class GroupChain:
                 elif noise:
                     if index not in self._noise:
                         with seeded(derived_seed(self.seed, "noise", index)):
-                            self._noise[index] = transform(np.zeros(len(stages[0]), np.float32), self.sample_rate)
-                    stages.append(stages[-1] + self._noise[index])
+                            self._noise[index] = transform(np.zeros(len(samples) + pad, np.float32), self.sample_rate)
+                    stages.append(stages[-1] + self._noise[index][:len(stages[-1])])
                 else:
                     stages.append(stages[-1])
         return [stage[:len(samples)] for stage in stages]
@@ -307,30 +326,29 @@ class GroupChain:
         """A sound through every transform of the chain but the additive noise."""
         return self._stages(piece, noise=False)[-1]
 
-    def heard(self, pieces, max_loss_db: float = MAX_LOSS_DB, whats=None) -> list[tuple[float, str | None]]:
+    def heard(self, sounds: list[HeardSound], max_loss_db: float = MAX_LOSS_DB,
+              whats=None) -> list[tuple[float, str | None]]:
         """Each annotated sound's RMS after the chain (noise left out) and how the chain leaves it inaudible
         (`HeardSound.erased`, with `max_loss_db`), or None. The sounds (their first LEVEL_SECONDS) run
         through the chain in one pass, each after silence as long as the chain's tail (GAP_SECONDS with a room,
         else PAD_SECONDS, a codec's last frame): each is heard apart from the others (a frame-based codec's grid
         falls where it falls, as it does in a clip), and a codec or resampler is set up once, not per sound."""
-        excerpts = [np.asarray(piece[: int(LEVEL_SECONDS * self.sample_rate)], dtype=np.float32) for piece in pieces]
-        if not self._changes_sounds or not excerpts:      # additive noise alone leaves every sound as it was
-            return [(_rms(excerpt), None) for excerpt in excerpts]
+        if not self._changes_sounds or not sounds:      # additive noise alone leaves every sound as it was
+            return [(_rms(sound.samples), None) for sound in sounds]
         room = any(kind(transform) == "RoomSimulator" for transform in self.transforms)
         gap = np.zeros(int((GAP_SECONDS if room else PAD_SECONDS) * self.sample_rate), np.float32)
-        starts = np.cumsum([0] + [len(gap) + len(excerpt) for excerpt in excerpts])
-        passed = self._stages(np.concatenate([part for excerpt in excerpts for part in (gap, excerpt)]), noise=False)
+        starts = np.cumsum([0] + [len(gap) + sound.length for sound in sounds])
+        passed = self._stages(np.concatenate([part for sound in sounds for part in (gap, sound.samples)]), noise=False)
         found = []
-        for excerpt, start, what in zip(excerpts, starts, whats or ["a sound"] * len(excerpts)):
-            stages = [stage[start + len(gap): start + len(gap) + len(excerpt)] for stage in passed]
-            heard = HeardSound(excerpt, self.sample_rate)
-            found.append((_rms(stages[-1]), self._broken(lambda stage: heard.erased(stage, max_loss_db), stages, what)))
+        for sound, start, what in zip(sounds, starts, whats or ["a sound"] * len(sounds)):
+            stages = [stage[start + len(gap): start + len(gap) + sound.length] for stage in passed]
+            found.append((_rms(stages[-1]), self._broken(lambda stage: sound.erased(stage, max_loss_db), stages, what)))
         return found
 
     def _reference(self, pieces) -> float:
         """The RMS of the quietest annotated sound after the chain (1.0 without pieces); refuses a chain
         that leaves one of them inaudible."""
-        found = self.heard(pieces)
+        found = self.heard([HeardSound(piece, self.sample_rate) for piece in pieces])
         problem = next((problem for _, problem in found if problem), None)
         if problem:
             raise InaudibleUnderCondition(problem)
@@ -396,20 +414,35 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
     `draws` draws, each sound at the quietest gain an event is mixed at (a quantiser erases quiet sounds
     first): left out of the bank before planning, as a resampling that silences a sound is. A condition
     that would leave out more than half of the bank is refused: it is not the benchmark's audio. What was
-    left out is said in one line (the card lists each sound with the reason)."""
+    left out is said in one line (the card lists each sound with the reason).
+
+    A draw that repeats an earlier one on the same sounds is not run again: what the check passes through
+    is every transform but the noise, each a function of its drawn parameters (none on the allow-list draws
+    anything when applied), so the same parameters on the same chunks give the same verdicts (a telephone
+    draws its bitrate from three: four draws repeat one)."""
     quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
+    measured = {}   # each sound's audible level and clear frames at that gain: for every draw of every condition
     for condition in conditions:
         if condition.clean:
             continue
-        left_out = {}
+        left_out, checked = {}, set()
         for draw in range(draws):
             chain = GroupChain(condition, group_seed(seed, split, f"audibility-{draw}", condition.name), rate,
                                int(LEVEL_SECONDS * rate), [])
             unheard = [sound for sound in sounds if sound.source_id not in found and sound.source_id not in left_out]
+            draw_on = (json.dumps([step for step in chain.steps if step["transform"] not in NOISE_LEVEL]),
+                       tuple(sound.source_id for sound in unheard))
+            if draw_on in checked:
+                continue
+            checked.add(draw_on)
             for start in range(0, len(unheard), BANK_CHUNK):
                 chunk = unheard[start:start + BANK_CHUNK]
-                verdicts = chain.heard([sound.samples * quietest for sound in chunk], MAX_LOSS_DB - BANK_MARGIN_DB,
-                                       [repr(sound.label) for sound in chunk])
+                heard = [HeardSound(sound.samples[: int(LEVEL_SECONDS * rate)] * quietest, rate) for sound in chunk]
+                for sound, excerpt in zip(chunk, heard):
+                    if sound.source_id in measured:
+                        excerpt.level, excerpt.clear = measured[sound.source_id]
+                verdicts = chain.heard(heard, MAX_LOSS_DB - BANK_MARGIN_DB, [repr(sound.label) for sound in chunk])
+                measured.update((sound.source_id, (excerpt.level, excerpt.clear)) for sound, excerpt in zip(chunk, heard))
                 left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(chunk, verdicts) if problem)
         if len(left_out) > len(sounds) / 2:
             raise ConditionError(f"condition {condition.name!r} would leave {len(left_out)} of the bank's "

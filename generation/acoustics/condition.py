@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 MAX_RT60 = 0.4      # seconds: a reverberation tail shorter than the 0.5 s order and overlap margins
 COMPOSITIONS = ("Compose", "OneOf", "SomeOf", "AtSampleRate")
+LATEST_VERSION = 2  # of how a spec's transforms compute (chain.transform_class); 1 where a spec names none
 
 
 class ConditionError(ValueError):
@@ -21,6 +22,11 @@ class Condition:
     @property
     def clean(self) -> bool:
         return not self.spec["transforms"]
+
+    @property
+    def version(self) -> int:
+        """Which computation of its transforms makes its audio: a changed waveform is a new version."""
+        return self.spec.get("version", 1)
 
     @property
     def description(self) -> str:

@@ -46,6 +46,8 @@ class AtSampleRate(BaseWaveformTransform):
             return self.chain(samples, sample_rate)
         low = soxr.resample(samples, sample_rate, rate)
         back = soxr.resample(np.asarray(self.chain(low, rate), np.float32), rate, sample_rate)
+        if len(back) >= len(samples):           # as long as the clip, or a sample longer: cut, not copied
+            return back[:len(samples)]
         out = np.zeros(len(samples), np.float32)
-        out[:min(len(back), len(out))] = back[:len(out)]
+        out[:len(back)] = back
         return out

@@ -1,7 +1,9 @@
 """Acoustic conditions as data: a YAML list of audiomentations transforms, checked against the rules
 that keep every annotation true before anything is rendered.
 
-A spec is `{name, description, transforms: [{TransformName: {argument: value}}, ...]}`; `OneOf`,
+A spec is `{name, description, version, transforms: [{TransformName: {argument: value}}, ...]}`
+(`version`: which computation of the transforms makes the audio, 1 where left out; a preset whose audio
+changes takes a new one, so the fingerprint and the card tell the builds apart); `OneOf`,
 `SomeOf` and `Compose` nest further `transforms` lists. `p` defaults to 1.0 here (audiomentations'
 own default is 0.5). Only the transforms in `ARGUMENTS` pass, each with the arguments listed there and
 every number within its bounds (audiomentations' defaults included): each keeps every onset, offset
@@ -21,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from .chain import NOISE_LEVEL, GroupChain, transform_class
-from .condition import COMPOSITIONS, MAX_RT60, Condition, ConditionError
+from .condition import COMPOSITIONS, LATEST_VERSION, MAX_RT60, Condition, ConditionError
 
 PRESETS_DIR = Path(__file__).with_name("presets")
 CLEAN = "clean"
@@ -144,6 +146,7 @@ ARGUMENTS = {
     "AtSampleRate": {"sample_rate": Bound(8000, 192000, integer=True, why=" Hz (a telephone's 8 kHz at the least)")},
 }
 PROBABILITY = Bound(0.0, 1.0)
+VERSION = Bound(1, LATEST_VERSION, integer=True, why=" (1: audiomentations' noise; 2: the same noise in float32)")
 REFUSED = {
     "TimeStretch": "it stretches time, so every onset, offset and duration would move",
     "Shift": "it moves the audio in time, so every onset would move",
@@ -225,22 +228,26 @@ def condition_from_spec(spec, where: str = "acoustics") -> Condition:
     """Check a spec (from a file, or from a corpus record) and return it as a Condition."""
     if not isinstance(spec, dict) or not isinstance(spec.get("transforms", []), list):
         raise ConditionError(f"{where}: a condition is a mapping with a `transforms` list")
-    unknown = sorted(map(_shown, set(spec) - {"name", "description", "transforms"}))
+    unknown = sorted(map(_shown, set(spec) - {"name", "description", "version", "transforms"}))
     if unknown:
         raise ConditionError(f"{where}: unknown key(s) {', '.join(unknown)} (a condition has name, description, "
-                             "transforms)")
+                             "version, transforms)")
     name, description = spec.get("name"), spec.get("description", "")
     if not isinstance(name, str) or not NAME.match(name):
         raise ConditionError(f"{where}: name {_shown(name)} must be lowercase letters, digits and _ (it names a config)")
     if not isinstance(description, str) or len(description) > MAX_DESCRIPTION:
         raise ConditionError(f"{where}: description must be text of at most {MAX_DESCRIPTION} characters")
+    problem = VERSION(spec.get("version", 1))
+    if problem:
+        raise ConditionError(f"{where}: version {problem}")
     budget = [MAX_TRANSFORMS]
     transforms = [_check_item(item, f"{where}: transforms[{i}]", budget, 0)
                   for i, item in enumerate(spec.get("transforms") or [])]
     if name == CLEAN and transforms:
         raise ConditionError(f"{where}: the name 'clean' is kept for the unchanged audio; rename this condition")
     _total_noise_rule(transforms, where)
-    condition = Condition(name, {"name": name, "description": description, "transforms": transforms})
+    version = {"version": spec["version"]} if "version" in spec else {}     # kept as given: the fingerprint holds it
+    condition = Condition(name, {"name": name, "description": description, **version, "transforms": transforms})
     if transforms:
         try:   # a dry run on a second of audio: arguments audiomentations refuses fail here, not mid-render
             GroupChain(condition, 0, 16000, 16000, [])
