@@ -210,7 +210,8 @@ def qrels_batches(plan: Plan) -> Iterator[list[dict]]:
         if len(batch) >= QRELS_BATCH:
             yield batch
             batch = []
-    yield batch
+    if batch:
+        yield batch
 
 
 # Worker side: the bank is handed over once per process, then each task is a list of clips.

@@ -149,14 +149,10 @@ def test_group_mode_scores_the_candidates_alone_as_the_whole_matrix_would(small_
     for products in (1, 8 * 10 * 3, scoring.PAIR_SCORES):
         monkeypatch.setattr(scoring, "PAIR_SCORES", products)
         assert torch.allclose(system.group_similarity(data), whole, atol=1e-6)
-    assert run(system, data, "group", bootstrap=0, progress=False)["average"] == \
-        score_of(whole, data)["average"]
-
-
-def score_of(group, data):
     from reasonaudio_metric.functional import score
 
-    return score(group, data.queries, bootstrap=0, by=("task", "depth"))
+    assert run(system, data, "group", bootstrap=0, progress=False)["average"] == \
+        score(whole, data.queries, bootstrap=0, by=("task", "depth"))["average"]
 
 
 def test_bad_model_specs_are_clear_errors(small_corpus):

@@ -421,7 +421,7 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
     anything when applied), so the same parameters on the same chunks give the same verdicts (a telephone
     draws its bitrate from three: four draws repeat one)."""
     quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
-    measured = {}   # each sound's audible level and clear frames at that gain: for every draw of every condition
+    measured = {}   # each sound at that gain, its level and clear frames kept: for every draw of every condition
     for condition in conditions:
         if condition.clean:
             continue
@@ -437,12 +437,11 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
             checked.add(draw_on)
             for start in range(0, len(unheard), BANK_CHUNK):
                 chunk = unheard[start:start + BANK_CHUNK]
-                heard = [HeardSound(sound.samples[: int(LEVEL_SECONDS * rate)] * quietest, rate) for sound in chunk]
-                for sound, excerpt in zip(chunk, heard):
-                    if sound.source_id in measured:
-                        excerpt.level, excerpt.clear = measured[sound.source_id]
-                verdicts = chain.heard(heard, MAX_LOSS_DB - BANK_MARGIN_DB, [repr(sound.label) for sound in chunk])
-                measured.update((sound.source_id, (excerpt.level, excerpt.clear)) for sound, excerpt in zip(chunk, heard))
+                for sound in chunk:
+                    if sound.source_id not in measured:
+                        measured[sound.source_id] = HeardSound(sound.samples[: int(LEVEL_SECONDS * rate)] * quietest, rate)
+                verdicts = chain.heard([measured[sound.source_id] for sound in chunk], MAX_LOSS_DB - BANK_MARGIN_DB,
+                                       [repr(sound.label) for sound in chunk])
                 left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(chunk, verdicts) if problem)
         if len(left_out) > len(sounds) / 2:
             raise ConditionError(f"condition {condition.name!r} would leave {len(left_out)} of the bank's "
