@@ -8,11 +8,13 @@ present ...), the positive's member one of them; a version's recording is the po
 so the natural analogue of a minimal pair. Recordings failing exactly one atom are the query's
 `hard_negatives`; recordings the query is AMBIGUOUS for are never candidates; `absent` is asked only of
 classes the source labels exhaustively. Pure planning over the timelines; the recordings' audio is read once
-into the bank (`recording_bank`) and only ever copied into the corpus.
+into the bank (`recording_bank`, kept in a file mapped into memory, not on the heap) and only ever copied
+into the corpus.
 """
 from __future__ import annotations
 
 import logging
+import tempfile
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from itertools import combinations, count, product
@@ -68,7 +70,8 @@ def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: floa
     if not found:
         raise ValueError(f"the source has no recordings for split {split!r}; a source without official splits "
                          "puts about 30 % of its recordings in test by hash: add ?as_split=test to use all of them")
-    sounds, clips, bad = [], [], []
+    kept, clips, bad = [], [], []
+    store = tempfile.TemporaryFile(prefix="reasonaudio-recordings-")
     for recording in tqdm(found, desc="recordings", unit="recording", disable=not progress):
         try:
             raw, rate = recording.load()
@@ -96,19 +99,33 @@ def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: floa
         except Exception as error:  # soundfile and codecs raise many types for an unreadable file
             bad.append((recording.origin, f"unreadable: {error}"))
             continue
-        samples = samples[:round(clip_seconds * sample_rate)]
-        phrase = LABELS_SEPARATOR.join(phrase_for(label) for label in recording.label.split(LABELS_SEPARATOR))
-        sounds.append(AtomicSound(recording.recording_id, recording.label, phrase, RECORDING, recording.origin,
-                                  recording.license, quantise(samples), sample_rate, recording.attribution))
+        store.write(quantise(samples[:round(clip_seconds * sample_rate)]).tobytes())
+        kept.append((recording, min(len(samples), round(clip_seconds * sample_rate))))
         clips.append(Clip(recording.recording_id, tuple(
             Event(e.label, e.source_id, e.onset, min(e.offset, round(clip_seconds, 3)), 0.0) for e in recording.events)))
     if bad and not skip_bad:
         raise BadSourcesError(bad)
     for origin, reason in bad:
         log.warning("skipped bad source %s: %s", origin, reason)
+    sounds = _mapped_sounds(store, kept, sample_rate)
     order = sorted(range(len(sounds)), key=lambda i: sounds[i].source_id)
     return (SoundBank(tuple(sounds[i] for i in order), sample_rate, tuple(bad)),
             [clips[i] for i in order if clips[i].events])
+
+
+def _mapped_sounds(store, kept: list, sample_rate: int) -> list[AtomicSound]:
+    """The bank's sounds over one mapping of the file their samples were written to, each a view of its
+    stretch: the split's audio is paged in as a clip is rendered and out under pressure, not held on the heap
+    (at 16x the stand-in the heap grew 9.6x with it). Forked workers share the mapping."""
+    store.flush()
+    whole = np.asarray(np.memmap(store, dtype=np.float32, mode="r")) if store.tell() else np.zeros(0, np.float32)
+    sounds, start = [], 0
+    for recording, length in kept:
+        phrase = LABELS_SEPARATOR.join(phrase_for(label) for label in recording.label.split(LABELS_SEPARATOR))
+        sounds.append(AtomicSound(recording.recording_id, recording.label, phrase, RECORDING, recording.origin,
+                                  recording.license, whole[start:start + length], sample_rate, recording.attribution))
+        start += length
+    return sounds
 
 
 @dataclass

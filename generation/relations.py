@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from itertools import product
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -153,12 +154,19 @@ def _long(x: Event, slack: int = 0) -> Relevance:
     return _clear(_length(x) - 2 * slack >= LONG_MS, _length(x) + 2 * slack <= SHORT_MS)
 
 
-def _lasts(x: Event, seconds: str, slack: int = 0) -> Relevance:
-    """Exact rationals: N as written ("5", "2.5") in milliseconds, its tolerances too."""
+@lru_cache(maxsize=None)
+def _lasts_margins(seconds: str) -> tuple:
+    """N as written ("5", "2.5") in milliseconds, and its yes and no margins, as exact rationals (integers where
+    they are whole): worked out once per N (making them on every call was a third of a natural build's planning)."""
     target = Fraction(seconds) * 1000
+    margins = (target, max(_exact(LASTS_YES[0]) * 1000, _exact(LASTS_YES[1]) * target),
+               max(_exact(LASTS_NO[0]) * 1000, _exact(LASTS_NO[1]) * target))
+    return tuple(int(m) if m.denominator == 1 else m for m in margins)
+
+
+def _lasts(x: Event, seconds: str, slack: int = 0) -> Relevance:
+    target, yes, no = _lasts_margins(seconds)
     error = abs(_length(x) - target)
-    yes = max(_exact(LASTS_YES[0]) * 1000, _exact(LASTS_YES[1]) * target)
-    no = max(_exact(LASTS_NO[0]) * 1000, _exact(LASTS_NO[1]) * target)
     return _clear(error + 2 * slack <= yes, error - 2 * slack >= no)
 
 

@@ -4,12 +4,16 @@ The stand-in (generation/standin.py, `reasonaudio standin`) renders recordings w
 (repeated classes, free overlaps), and writes what an annotator would: boundaries jittered by up to 0.1 s, some events split by a
 short gap. The natural builder reads nothing but the recordings and the table."""
 import json
+import mmap
 from dataclasses import replace
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from generation.bank import quantise
 from generation.config import GenerateConfig
+from generation.natural import recording_bank
 from generation.pipeline import generate
 from generation.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
 from generation.sources import open_source
@@ -174,3 +178,23 @@ def test_least_used_positives_kept_up_to_date_equal_a_fresh_count():
         uses.add(int(recording))
         counted[int(recording)] += 1
 
+
+
+def test_the_recordings_are_kept_in_one_mapped_file_not_on_the_heap(standin):
+    """Each recording's samples are a view of one file mapping (the heap grew with the split: 9.6x at 16x the
+    stand-in), read exactly as the source gives them."""
+    folder, truth = standin
+    bank, clips = recording_bank(f"strong:{folder}?labels=labels.tsv&as_split=test", "test", 16000, 10.0, False,
+                                 progress=False)
+
+    def mapping(array):
+        while isinstance(array, np.ndarray):
+            array = array.base
+        return array
+
+    assert len(bank.sounds) == len(truth) and {type(mapping(s.samples)) for s in bank.sounds} == {mmap.mmap}
+    assert len({id(mapping(s.samples)) for s in bank.sounds}) == 1
+    recording = next(r for r in open_source(f"strong:{folder}?labels=labels.tsv") if r.recording_id.startswith(
+        bank.sounds[0].source_id))
+    raw, rate = recording.load()
+    assert rate == 16000 and np.array_equal(bank.sounds[0].samples, quantise(np.asarray(raw, dtype=np.float32)))
