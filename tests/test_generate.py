@@ -243,3 +243,29 @@ def test_qrels_written_in_batches_are_the_corpus_judged_whole(tmp_path, monkeypa
         assert {(r["query_id"], r["clip_id"]): r["score"] for b in batches for r in b} == \
             {pair: v.value for pair, v in whole.items()}
         assert sum(map(len, batches)) == len(whole)
+
+
+def test_sources_are_made_a_row_group_at_a_time(tmp_path, monkeypatch):
+    """The sources table's FLAC rows are made as each row group is written, not all first (a natural bank is
+    every recording of the split): no more than one row group's rows exist before the first is written."""
+    from generation import pipeline, writer
+    from generation.pipeline import plan_split, write_tables
+    from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
+
+    plan = plan_split(GenerateConfig(out=str(tmp_path), queries_per_task=1, sample_rate=16000, progress=False),
+                      forbidden=frozenset())
+    made, written = [], []
+    real_row = pipeline.source_row
+
+    class Recording(writer.pq.ParquetWriter):
+        def write_table(self, table, row_group_size=None):
+            written.append((len(made), table.num_rows))
+            super().write_table(table, row_group_size=row_group_size)
+
+    monkeypatch.setattr(pipeline, "source_row", lambda sound: made.append(1) or real_row(sound))
+    monkeypatch.setattr(writer.pq, "ParquetWriter", Recording)
+    write_tables(plan, tmp_path)
+    sources = [(before, rows) for before, rows in written if before]
+    assert len(plan.bank.sounds) > AUDIO_ROWS_PER_GROUP and len(sources) == -(-len(plan.bank.sounds) // AUDIO_ROWS_PER_GROUP)
+    assert all(before == (k + 1) * AUDIO_ROWS_PER_GROUP or before == len(plan.bank.sounds)
+               for k, (before, _) in enumerate(sources))
