@@ -17,7 +17,8 @@ import logging
 import tempfile
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
-from itertools import combinations, count, product
+from itertools import combinations, count
+from math import comb
 from typing import Optional
 
 import numpy as np
@@ -38,6 +39,7 @@ from .templates import render, templates
 log = logging.getLogger(__name__)
 LASTS_SECONDS = (1, 2, 3, 5, 8, 10, 15, 20)   # the N a natural `lasts` may state, those within the clip
 TRIES = 60                       # bindings tried per query
+DRAWS = 50                       # draws of a base before one is taken whatever its classes
 MISSES_IN_A_ROW = 25             # queries a task fails to find in a row before it stops short (said in the log)
 
 
@@ -133,6 +135,7 @@ class _Index:
     clips: list[Clip]
     holding: dict[str, set[int]]
     exhaustive: list[str]          # the classes `absent` may be asked of
+    most_classes: int = 0          # the most classes one recording holds
     pools: dict[frozenset[str], list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -141,7 +144,20 @@ class _Index:
         for index, clip in enumerate(clips):
             for label in clip.classes:
                 holding.setdefault(label, set()).add(index)
-        return cls(clips, holding, [v for v in sorted(holding) if exhaustive is None or v in exhaustive])
+        return cls(clips, holding, [v for v in sorted(holding) if exhaustive is None or v in exhaustive],
+                   max((len(c.classes) for c in clips), default=0))
+
+    def drawn(self, relates: int, rng, among=None) -> int:
+        """A base (a positive, or another member's) drawn as the versions are: `_answering` finds those among the
+        recordings holding the named classes, where one with k classes is C(k, relates) times likelier to be,
+        so a base drawn uniformly (and its classes from it) was the least busy of its member (least-busy +12
+        over the count tie on overlap). Accepted with probability C(k, relates) / C(most, relates)."""
+        most = comb(self.most_classes, relates) or 1
+        for _ in range(DRAWS):
+            k = int(among[rng.integers(len(among))]) if among is not None else int(rng.integers(len(self.clips)))
+            if rng.uniform() * most < comb(len(self.clips[k].classes), relates):
+                return k
+        return k
 
     def pool(self, needed: frozenset[str]) -> list[int] | range:
         """The recordings holding every class of `needed`, ascending; worked out once per set of classes
@@ -179,14 +195,15 @@ OPPOSITE = {"present": "absent", "absent": "present", "overlap": "apart", "apart
             "short": "long"}
 
 
-def mirrors(atom: Atom, numbers: list[str]) -> list[Atom]:
-    """Atoms that say the opposite of `atom`: the other order or length, at different times for at the same
-    time, present for absent, another N of the set (`numbers`) for lasts."""
+def mirror(atom: Atom) -> Atom:
+    """The atom that says the opposite of `atom`: the other order or length, at different times for at the same
+    time, present for absent; for lasts, X heard (the version answering the query NO: X for a clearly other
+    length; another N of a fixed set found no recording at the tolerance, every lasts then N = 5)."""
     if atom.relation in OPPOSITE:
-        return [replace(atom, relation=OPPOSITE[atom.relation])]
+        return replace(atom, relation=OPPOSITE[atom.relation])
     if atom.relation in ("before", "longer"):
-        return [replace(atom, args=atom.args[::-1])]
-    return [replace(atom, args=(atom.args[0], n)) for n in numbers if n != atom.args[1]]      # lasts
+        return replace(atom, args=atom.args[::-1])
+    return Atom("present", atom.args[:1], atom.tolerance)
 
 
 def _tested(atoms) -> list[int]:
@@ -202,60 +219,33 @@ def _closure(atoms) -> list[tuple[int, ...]]:
     return [flipped for size in range(len(tested) + 1) for flipped in combinations(tested, size)]
 
 
-def _version(atoms, flipped: tuple[int, ...], numbers: list[str]) -> list[list[Atom]]:
-    """What a recording of a version answers YES: the atoms with those of `flipped` said the other way
-    (`mirrors`; a lasts has several)."""
-    return [list(c) for c in product(*[mirrors(atom, numbers) if j in flipped else [atom]
-                                       for j, atom in enumerate(atoms)])]
+def _version(atoms, flipped: tuple[int, ...]) -> list[Atom]:
+    """What a recording of a version answers YES: the atoms with those of `flipped` said the other way."""
+    return [mirror(atom) if j in flipped else atom for j, atom in enumerate(atoms)]
 
 
-SOUNDING_BIN = 2.0     # seconds: recordings whose sounding time falls in one bin of this width are alike
-MATCH_POOL = 24        # recordings that would do, among which one busy as the positive is looked for
 SCAN = 512             # recordings holding the named classes a look-up reads at most (in random order): a look-up
                        # costs the same in a corpus of any size (reading them all made planning quadratic)
+FILL_DRAWS = 96        # recordings drawn at random to fill a group the recordings hold no whole member for
 
 
-def busyness(clip: Clip, named: frozenset[str]) -> tuple[int, int, int]:
-    """How busy a recording is, as a reader of the query can tell: its events, its classes the query does not
-    name, and the seconds any sound plays (in bins of SOUNDING_BIN: a bin fixed in advance, not a window around
-    the positive, which would make the positive the group's median)."""
-    spans, sounding, end = sorted((e.onset, e.offset) for e in clip.events), 0.0, -1.0
-    for onset, offset in spans:
-        sounding += max(0.0, offset - max(onset, end))
-        end = max(end, offset)
-    return len(clip.events), len(clip.classes - named), int(sounding // SOUNDING_BIN)
-
-
-def alike(found: list[int], index: _Index, named: frozenset[str], target: tuple) -> Optional[int]:
-    """The first of `found` (drawn in random order) as busy as the positive (`target`); else the nearest (an
-    event, a class or a bin apart count alike): so "the least busy recording holding the named sounds" finds
-    the positive no more often than any other (taken as found, the positive was the least busy: +12-17 points
-    over bag-of-sounds on before and overlap)."""
-    def unlike(k):
-        return sum(abs(x - y) for x, y in zip(busyness(index.clips[k], named), target))
-    return min(found, key=unlike, default=None)
-
-
-def _answering(constraints, index: _Index, query, taken: set[int], target: tuple, rng) -> Optional[int]:
-    """A recording, not taken, that answers YES to one of `constraints` and NO to the query, busy as the positive
-    is (`alike`, among the first MATCH_POOL found; only those as busy left the groups to recordings without the
-    named sounds, and bag-of-sounds found 74-93 % instead of 52-84 %), looking at SCAN recordings at most."""
-    pool = index.pool(frozenset(required_labels(constraints[0])))
-    named = frozenset(required_labels(query))
-    found = []
+def _answering(version, index: _Index, query, taken: set[int], rng) -> Optional[int]:
+    """The first recording found (in random order, SCAN at most), not taken, that answers YES to the `version`
+    and NO to the query. The first, not one busy as the positive: choosing each the nearest to
+    the positive's busyness made the positive its group's centre (a query-blind medoid of events, classes and
+    sounding time found it 14-18 % of the time, 10 % by chance); the bases are drawn as the versions are
+    (`_Index.drawn`), so taken as found no candidate's busyness tells the positive."""
+    pool = index.pool(frozenset(required_labels(version)))
     looked_at = rng.permutation(len(pool)) if len(pool) <= SCAN else rng.choice(len(pool), SCAN, replace=False)
     for i in looked_at:
         clip = index.clips[pool[int(i)]]
-        if pool[int(i)] not in taken and any(relevant(c, clip.events) is YES for c in constraints) and \
+        if pool[int(i)] not in taken and relevant(version, clip.events) is YES and \
                 relevant(query, clip.events) is NO:
-            found.append(pool[int(i)])
-            if len(found) >= MATCH_POOL or busyness(clip, named) == target:
-                break
-    return alike(found, index, named, target)
+            return pool[int(i)]
+    return None
 
 
-def _member(atoms, base: int, query, index: _Index, taken: set[int], size: int, numbers: list[str], target: tuple,
-            rng):
+def _member(atoms, base: int, query, index: _Index, taken: set[int], size: int, rng):
     """A member of the group: recordings of the versions of `atoms` (the base recording answers them), all of
     its closure when `size` holds it, else a connected part of it holding the base (`members.part`: the
     positive, where the base is, anywhere on it); and whether the recordings held every version."""
@@ -267,7 +257,7 @@ def _member(atoms, base: int, query, index: _Index, taken: set[int], size: int, 
         if not flipped:                             # the base: the recording the member's atoms were drawn on
             found.append(base)
             continue
-        chosen = _answering(_version(atoms, flipped, numbers), index, query, taken | set(found), target, rng)
+        chosen = _answering(_version(atoms, flipped), index, query, taken | set(found), rng)
         if chosen is not None:
             found.append(chosen)
     return found, len(found) == len(closure)
@@ -285,23 +275,20 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     (pairs, squares, a cube and a pair, as in a planned group, the positive on the part as often as its share,
     `members.positive_first`): every candidate is then one version of a member, so no statistic of the group
     marks the positive (a positive with its one-atom misses is a star whose centre, the positive, a listwise
-    ranker finds: 36-43 % on the stand-in). Every recording is chosen, among those that would do, busy as the
-    positive is (`busyness`). Where the recordings hold no whole member, bases alone and other recordings the
-    query is no for fill in. Returns the negatives (the positive's member's first), how many are its member's,
-    and (whether it is whole, how many members are)."""
-    numbers = lasts_numbers(clip_seconds)
+    ranker finds: 36-43 % on the stand-in). Every recording is the first found that would do (`_answering`),
+    every base drawn as the versions are found (`_Index.drawn`). Where the recordings hold no whole member,
+    bases alone and other recordings the query is no for fill in. Returns the negatives (the positive's member's
+    first), how many are its member's, and (whether it is whole, how many members are)."""
     sizes = positive_first(sizes_of(atoms, candidates), candidates, rng)
-    named = frozenset(required_labels(atoms))
-    target = busyness(index.clips[positive], named)
-    group, whole = _member(atoms, positive, atoms, index, set(), sizes[0], numbers, target, rng)
+    group, whole = _member(atoms, positive, atoms, index, set(), sizes[0], rng)
     own, members, lone = len(group), int(whole), []
     for member_size in sizes[1:]:
         for _ in range(TRIES):
-            base = int(rng.integers(len(index.clips)))
+            base = index.drawn(len(shape.relates), rng)
             bound = _binding(shape, index.clips[base], index, tolerance, clip_seconds, rng)
             if bound is None or base in group or relevant(atoms, index.clips[base].events) is not NO:
                 continue
-            member, complete = _member(bound[0], base, atoms, index, set(group), member_size, numbers, target, rng)
+            member, complete = _member(bound[0], base, atoms, index, set(group), member_size, rng)
             if complete:
                 group += member
                 members += 1
@@ -309,13 +296,12 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
             lone.append(base)
     lone = [i for i in dict.fromkeys(lone) if i not in group]
     while len(group) < candidates:         # where the recordings hold no whole member: bases alone, then any
-        pool = lone or [int(i) for i in dict.fromkeys(rng.integers(len(index.clips), size=4 * MATCH_POOL))
-                        if int(i) not in group and relevant(atoms, index.clips[int(i)].events) is NO][:MATCH_POOL]
-        if not pool:                       # recordings the query is no for, each busy as the positive is
+        pool = lone or [int(i) for i in dict.fromkeys(rng.integers(len(index.clips), size=FILL_DRAWS))
+                        if int(i) not in group and relevant(atoms, index.clips[int(i)].events) is NO]
+        if not pool:                       # recordings the query is no for, the first found
             break
-        chosen = alike(pool, index, named, target)
-        group.append(chosen)
-        lone = [i for i in lone if i != chosen]
+        group.append(pool[0])
+        lone = lone[1:]
     return group[1:], own - 1, (whole, members)
 
 
@@ -349,8 +335,7 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
     best, least_used = None, used.least
     for shape in [draw_shape(shapes, rng) for _ in range(3)]:
         for _ in range(TRIES):
-            positive = int(least_used[rng.integers(len(least_used))] if rng.uniform() < 0.5 else
-                           rng.integers(len(index.clips)))
+            positive = index.drawn(len(shape.relates), rng, least_used if rng.uniform() < 0.5 else None)
             bound = _binding(shape, index.clips[positive], index, tolerance, clip_seconds, rng)
             if bound is None:
                 continue

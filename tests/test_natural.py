@@ -140,26 +140,22 @@ def test_absent_is_asked_only_of_exhaustively_labelled_classes(standin, tmp_path
                 assert atom["args"][0] in covered
 
 
-def test_versions_and_fillers_are_chosen_busy_as_the_positive():
-    """Among recordings that would do, the one as busy as the positive (events, classes the query does not
-    name, sounding time in fixed bins), else the nearest: taken as found, the positive was the least busy
-    candidate holding the named sounds (+12-17 points for that rule over bag-of-sounds)."""
-    from generation.natural import Clip, _Index, alike, busyness
+def test_bases_are_drawn_as_the_versions_are_found():
+    """Versions are found among the recordings holding the named classes, where one with k classes is C(k, 2)
+    times likelier to be for a pair; a base (a positive) drawn uniformly was the least busy of its member
+    (least-busy +12 points over the count tie on overlap). Drawn by C(k, relates), both are alike."""
+    import numpy as np
+    from generation.natural import Clip, _Index
 
-    def clip(name, *events):
-        return Clip(name, tuple(Event(label, label, onset, offset, 0.0) for label, onset, offset in events))
+    def clip(name, *labels):
+        return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
 
-    named = frozenset({"dog"})
-    positive = clip("p", ("dog", 0.0, 1.0), ("rain", 2.0, 3.5))
-    quiet = clip("q", ("dog", 0.0, 1.0))
-    busy = clip("b", ("dog", 0.0, 1.0), ("rain", 1.5, 3.0), ("car", 4.0, 6.0), ("bell", 7.0, 7.5))
-    same = clip("s", ("dog", 5.0, 6.2), ("wind", 1.0, 2.0))
-    index = _Index.of([positive, quiet, busy, same], None)
-    target = busyness(positive, named)
-    assert target == (2, 1, 1) and busyness(busy, named) == (4, 3, 2)
-    assert alike([1, 2, 3], index, named, target) == 3          # as busy: events, unnamed classes, sounding bin
-    assert alike([2, 1], index, named, target) == 1             # else the nearest
-    assert alike([], index, named, target) is None
+    index = _Index.of([clip("two", "a", "b"), clip("four", "a", "b", "c", "d")], None)
+    rng = np.random.default_rng(0)
+    draws = [index.drawn(2, rng) for _ in range(2000)]
+    assert abs(draws.count(1) / draws.count(0) - 6) < 1.5       # C(4, 2) / C(2, 2)
+    assert {index.drawn(1, rng, among=[0]) for _ in range(20)} == {0}
+    assert {index.drawn(3, rng) for _ in range(50)} == {1}       # a two-class recording states no three classes
 
 
 def test_least_used_positives_kept_up_to_date_equal_a_fresh_count():
