@@ -69,6 +69,16 @@ def test_the_listwise_features_find_a_planted_centre():
     assert found > 0.9
 
 
+def test_the_listwise_features_ignore_the_candidates_order():
+    """Tied candidates get the same features, whatever their place in the list: a rank broken by position let
+    the audit bet on where the positive was shuffled to."""
+    member = [[ev("p", 0, 1), ev(label, 2, 3)] for label in "abcd"]
+    features = np.array(candidate_features(member))
+    reversed_ = np.array(candidate_features(member[::-1]))[::-1]
+    assert np.array_equal(features, reversed_)
+    assert len({tuple(row) for row in features}) == 1
+
+
 def _edit_degree(plan) -> dict[str, int]:
     """Per candidate: how many others of the group are one edit (one or two slots changed) away."""
     slots = {c.clip_id: {(e.label, e.onset, e.offset) for e in c.events} for c in plan.candidates}
