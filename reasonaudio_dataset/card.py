@@ -195,8 +195,13 @@ def _natural(record: dict) -> str:
             "planned split: members whose recordings answer the query's versions (atoms said the other way), those of "
             "its own classes failing exactly one atom its `hard_negatives`; ambiguous recordings are never candidates and are "
             "excluded from corpus scoring "
-            f"({natural['ambiguous_pairs']} of {natural['pairs']} query-clip pairs). Unlike a planned split, nothing "
-            "here balances the positive against its negatives: check it with the audits (`reasonaudio baselines`)."
+            f"({natural['ambiguous_pairs']} of {natural['pairs']} query-clip pairs). Every base is drawn as its versions "
+            "are found, but unlike a planned split nothing can balance recordings as recorded against each other: "
+            "check the split with the audits (`reasonaudio baselines`). Shapes come as often as the recordings' "
+            "timelines state them: one they rarely hold (a strict three-sound chain, an overlap before a third "
+            "sound, a sound lasting about N s, which at the default 0.2 s tolerance "
+            "needs an event of 4.9-5.1 or 7.6-8.4 s, no shorter N having a yes window) has few queries below, "
+            "never padded."
             "\n\n| task/shape | queries | negatives failing one atom, per query | minimal pairs (`hard_negatives`) "
             f"per query | ambiguous clips per query |\n|---|---:|---:|---:|---:|\n{rows}\n\n")
 
