@@ -101,8 +101,9 @@ def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: floa
         except Exception as error:  # soundfile and codecs raise many types for an unreadable file
             bad.append((recording.origin, f"unreadable: {error}"))
             continue
-        store.write(quantise(samples[:round(clip_seconds * sample_rate)]).tobytes())
-        kept.append((recording, min(len(samples), round(clip_seconds * sample_rate))))
+        samples = quantise(samples[:round(clip_seconds * sample_rate)])
+        store.write(samples.tobytes())
+        kept.append((recording, len(samples)))
         clips.append(Clip(recording.recording_id, tuple(
             Event(e.label, e.source_id, e.onset, min(e.offset, round(clip_seconds, 3)), 0.0) for e in recording.events)))
     if bad and not skip_bad:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import torch
 
-from generation.relations import NO, YES, judge_corpus, relevant
+from generation.relations import AMBIGUOUS, NO, YES, judge_corpus, relevant
 from models.scoring import System, candidate_index, clip_events, query_atoms
+
+
+SCORES = {YES: 1.0, AMBIGUOUS: 0.5, NO: 0.0}    # a verdict's score: an ambiguous clip between the true and the false
 
 
 class Oracle(System):
@@ -17,15 +20,14 @@ class Oracle(System):
         row, column = {q: i for i, q in enumerate(query_ids)}, {c: j for j, c in enumerate(clip_ids)}
         scores = torch.zeros(len(query_ids), len(clip_ids))
         for (query_id, clip_id), verdict in judged.items():
-            scores[row[query_id], column[clip_id]] = 1.0 if verdict is YES else 0.5
+            scores[row[query_id], column[clip_id]] = SCORES[verdict]
         return scores.to(device)
 
     def group_similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
         """Each query's candidates judged alone (queries x candidates), not the whole corpus."""
         events = clip_events(data.corpus)
-        verdicts = [[relevant(atoms, events[j]) for j in row]
-                    for atoms, row in zip(query_atoms(data.queries), candidate_index(data))]
-        return torch.tensor([[1.0 if v is YES else 0.0 if v is NO else 0.5 for v in row] for row in verdicts]).to(device)
+        return torch.tensor([[SCORES[relevant(atoms, events[j])] for j in row]
+                             for atoms, row in zip(query_atoms(data.queries), candidate_index(data))]).to(device)
 
 
 def build(location: str = "", device: str = "cpu") -> Oracle:
