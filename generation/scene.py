@@ -88,10 +88,12 @@ class Scene:
             return replace(slot, label=other.label, source_id=other.source_id, continuous=other.continuous)
         return self._map(trade)
 
-    def with_sound(self, role: str, sound) -> "Scene":
-        """`sound` (an AtomicSound that fits) in the slot `role`: place, length and gain kept."""
+    def with_sound(self, role: str, sound, seconds: Optional[float] = None) -> "Scene":
+        """`sound` (an AtomicSound that fits) in the slot `role`: place and gain kept, and length (or `seconds`)."""
         return self._map(lambda slot: replace(slot, label=sound.label, source_id=sound.source_id,
-                                              continuous=sound.kind == "continuous") if slot.role == role else slot)
+                                              continuous=sound.kind == "continuous",
+                                              seconds=slot.seconds if seconds is None else seconds)
+                         if slot.role == role else slot)
 
     def span(self) -> float:
         return sum(b.host.seconds for b in self.blocks) + self.gap * (len(self.blocks) - 1)

@@ -134,18 +134,23 @@ class SoundPicker:
 def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], reach: dict, rng) -> Scene:
     """`scene` holding, for each (excluded, replaced, role) of the group, the replaced sound where the excluded
     one will fit: in the role it has in the positive's member where it can, else a place as `absent_flips`
-    would choose (stand-ins first); and saying so (`Scene.replaces`), so that the hard negative puts the
-    excluded sound there. The put-ins then sit alike in every member."""
+    would choose (stand-ins first, then places it fits at their length); and saying so (`Scene.replaces`), so
+    that the hard negative puts the excluded sound there. The put-ins then sit alike in every member. A discrete
+    sound shorter than its place shortens the place (left out, the members held the excluded sound more often
+    than the one it replaces, and the positive's sounds were the group's least shared: 13.8 % listwise on
+    present-two-absent)."""
     taken = scene.named | {sound.label for excluded, replaced, _ in shared for sound in (excluded, replaced)}
     for excluded, replaced, role in shared:
         if replaced.label in scene.labels():
             continue
-        fitting = [slot.role for slot in scene.slots() if slot.role in places and slot.label not in taken
-                   and fits_where_moved(excluded, slot, reach) and fits(replaced, slot) and _admits(scene, shape, slot.role, replaced)
-                   and slot.continuous == (replaced.kind == "continuous")]     # a place drawn for its kind: its length too
-        free = [role] if role in fitting else [r for r in fitting if r in shape.partners] or fitting
+        kind = [slot for slot in scene.slots() if slot.role in places and slot.label not in taken
+                and fits_where_moved(excluded, slot, reach) and _admits(scene, shape, slot.role, replaced)
+                and slot.continuous == (replaced.kind == "continuous")]
+        fitting = [slot.role for slot in kind if fits(replaced, slot)] or [slot.role for slot in kind]
+        free = [role] if role in {slot.role for slot in kind} else [r for r in fitting if r in shape.partners] or fitting
         if free:
-            scene = scene.with_sound(free[rng.integers(len(free))], replaced)
+            place = scene.slot(free[rng.integers(len(free))])
+            scene = scene.with_sound(place.role, replaced, place.seconds if fits(replaced, place) else replaced.seconds)
     return replace(scene, replaces=tuple((excluded.label, replaced.label) for excluded, replaced, _ in shared))
 
 
@@ -403,14 +408,15 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     # own, marked the positive's member: a listwise ranker found 22-27 % on present-two-absent and
     # before-absent; holding the replaced sound too marked it more, 33 % on present-absent.)
     members, words, shared, singles = [], None, [], []
-    extras = {}
+    extras, kinds = {}, None
     for j in rng.permutation(members_count):    # in random order: the positive's member is not the first to
-        extras[int(j)] = _unmentioned(shape, layout, dict(zip(relates, related[j])), draw)   # draw (a small
-        if extras[int(j)] is None:               # bank's first draws are the classes later ones reuse)
+        extras[int(j)] = _unmentioned(shape, layout, dict(zip(relates, related[j])), draw, kinds=kinds)  # draw (a
+        if extras[int(j)] is None:               # small bank's first draws are the classes later ones reuse)
             return None
+        kinds = kinds or {role: sound.kind == "continuous" for role, sound in extras[int(j)].items()}
     for j, member in enumerate(related):
         sounds = dict(zip(relates, member))
-        extra = _unmentioned(shape, layout, sounds, draw, frozenset(named), extras[j]) if j else extras[j]
+        extra = _unmentioned(shape, layout, sounds, draw, frozenset(named), extras[j], kinds) if j else extras[j]
         if extra is None:
             return None
         sounds.update(extra)
@@ -448,7 +454,8 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         sounds = {}
         for role in relates:
             sounds[role] = draw(shape.need(role), frozenset(named | {s.label for s in sounds.values() if s}))
-        extra = None if any(s is None for s in sounds.values()) else _unmentioned(shape, layout, sounds, draw, named)
+        extra = None if any(s is None for s in sounds.values()) else \
+            _unmentioned(shape, layout, sounds, draw, named, kinds=kinds)
         if extra is None:
             return None
         scenes.append(_scene(shape, layout, {**sounds, **extra}, shape.lengths(rng, parameters), picker))
@@ -517,9 +524,12 @@ def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:
 
 
 def _unmentioned(shape: Shape, layout: Layout, sounds: dict, draw, named=frozenset(),
-                 drawn: Optional[dict] = None) -> Optional[dict]:
+                 drawn: Optional[dict] = None, kinds: Optional[dict[str, bool]] = None) -> Optional[dict]:
     """The partners and fillers of one scene: classes not in it (nor, for a lone scene, named); `drawn`: those
-    drawn before, kept but for any the query has named since (an excluded sound drawn after them)."""
+    drawn before, kept but for any the query has named since (an excluded sound drawn after them); `kinds`:
+    role -> continuous, the group's, so every clip holds the same kinds of unmentioned sound in the same places
+    (drawn freely, a member with no place of an excluded sound's kind failed the group: a third of negation's
+    attempts, and the kept groups were those whose members' kinds happened to agree)."""
     kept = {role: sound for role, sound in (drawn or {}).items() if sound.label not in named}
     own = set(named) | {s.label for s in sounds.values()} | {s.label for s in kept.values()}
     extra = {}
@@ -529,7 +539,7 @@ def _unmentioned(shape: Shape, layout: Layout, sounds: dict, draw, named=frozens
             extra[role] = kept[role]
             continue
         need = CONTINUOUS if role in fillers[:layout.inner] else shape.need(role)
-        sound = draw(need, frozenset(own))
+        sound = draw(need if kinds is None else need.of_kind(kinds[role]), frozenset(own))
         if sound is None:
             return None
         extra[role] = sound

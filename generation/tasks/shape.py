@@ -42,6 +42,12 @@ class Need:
             return role_need if role_need is not None and (role_need.continuous or role_need.steady) else cls(continuous=True)
         return cls(discrete=True, min_seconds=seconds)
 
+    def of_kind(self, continuous: bool) -> "Need":
+        """This need narrowed to continuous sounds, or to discrete ones."""
+        if continuous:
+            return self if self.continuous or self.steady else Need(continuous=True)
+        return Need(discrete=True, min_seconds=self.min_seconds)
+
 
 ANY, CONTINUOUS, STEADY = Need(), Need(continuous=True), Need(steady=True)
 
