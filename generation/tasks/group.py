@@ -387,7 +387,14 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     relates = shape.relates
     cycle_need = {shape.need(r) for r in relates}
     stride = len(relates) - 1
-    if stride and len(cycle_need) == 1 and members_count >= 3 and \
+    # In a ring a member's neighbours hold one of its related sounds each. Where every member puts an excluded
+    # sound in and a relation is tested besides (the mix shapes), a neighbour's put-in then holds as many named
+    # sounds as the positive, one in a related place and the excluded one in an unmentioned: a relation-blind
+    # rule told them from it (+11 points over the count tie on overlap-absent, +9 on longer-absent), so there
+    # each member draws its own. Where only presence is tested (negation) the ring stays: without it the
+    # positive would be the one candidate holding the named sounds but no excluded one.
+    ringed = stride and (not shape.absent or shape.tested == shape.absent)
+    if ringed and len(cycle_need) == 1 and members_count >= 3 and \
             members_count * stride <= len(picker.eligible(next(iter(cycle_need)))):
         ring = [draw(next(iter(cycle_need))) for _ in range(members_count * stride)]
         related = [[ring[(j * stride + i) % len(ring)] for i in range(len(relates))] for j in range(members_count)]
