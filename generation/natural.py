@@ -17,6 +17,7 @@ import logging
 import tempfile
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import combinations, count
 from math import comb
 from typing import Optional
@@ -33,11 +34,11 @@ from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .spec import parse_spec
 from .tasks import TASKS, Candidate, QueryPlan, Shape, draw_shape
+from .tasks.duration import Lasts
 from .tasks.members import member_sizes, part, positive_first
 from .templates import render, templates
 
 log = logging.getLogger(__name__)
-LASTS_SECONDS = (1, 2, 3, 5, 8, 10, 15, 20)   # the N a natural `lasts` may state, those within the clip
 TRIES = 60                       # bindings tried per query
 DRAWS = 50                       # draws of a base before one is taken whatever its classes
 MISSES_IN_A_ROW = 25             # queries a task fails to find in a row before it stops short (said in the log)
@@ -196,15 +197,39 @@ OPPOSITE = {"present": "absent", "absent": "present", "overlap": "apart", "apart
             "short": "long"}
 
 
-def mirror(atom: Atom) -> Atom:
+def mirror(atom: Atom, partners: dict[str, str]) -> Atom:
     """The atom that says the opposite of `atom`: the other order or length, at different times for at the same
-    time, present for absent; for lasts, X heard (the version answering the query NO: X for a clearly other
-    length; another N of a fixed set found no recording at the tolerance, every lasts then N = 5)."""
+    time, present for absent; for lasts(X, N), X for about N's partner M (`lasts_partners`)."""
     if atom.relation in OPPOSITE:
         return replace(atom, relation=OPPOSITE[atom.relation])
     if atom.relation in ("before", "longer"):
         return replace(atom, args=atom.args[::-1])
-    return Atom("present", atom.args[:1], atom.tolerance)
+    return replace(atom, args=(atom.args[0], partners[atom.args[1]]))
+
+
+@lru_cache(maxsize=None)
+def lasts_partners(clip_seconds: float, tolerance: float) -> dict[str, str]:
+    """N -> the M a natural `lasts` version states: the planned pairs for clips this long (`Lasts.pairs`), each
+    end of which an event of exactly that length answers YES and the other end NO at the tolerance, each N in
+    one pair (the first such with both ends free). A version then holds X for about M and M's own query's
+    version X for about N, so X's length tells nothing to a rule that does not read N (with N from a fixed set, only 5 and 8 s had a yes
+    window at 0.2 s, and the candidate whose X lasted 5 or 8 s was the positive: relation-blind 76.9 % against
+    its tie of 49.7 on the stand-in). At the default 0.2 s no pair of 10 s clips is one (2 s has no yes window),
+    and a natural build states no `lasts`."""
+    def clear(n: int, m: int) -> bool:
+        event = (Event("x", "x", 0.0, float(n), 0.0),)
+        return relevant([Atom("lasts", ("x", str(n)), tolerance)], event) is YES and \
+            relevant([Atom("lasts", ("x", str(m)), tolerance)], event) is NO
+    partners: dict[str, str] = {}
+    for a, b in Lasts.pairs(clip_seconds):
+        if str(a) not in partners and str(b) not in partners and clear(a, b) and clear(b, a):
+            partners.update({str(a): str(b), str(b): str(a)})
+    return partners
+
+
+def states_seconds(shape: Shape) -> bool:
+    """Does the shape state a number of seconds (`lasts`)?"""
+    return any("n" in atom.args for atom in shape.symbolic_atoms())
 
 
 def _tested(atoms) -> list[int]:
@@ -220,9 +245,9 @@ def _closure(atoms) -> list[tuple[int, ...]]:
     return [flipped for size in range(len(tested) + 1) for flipped in combinations(tested, size)]
 
 
-def _version(atoms, flipped: tuple[int, ...]) -> list[Atom]:
+def _version(atoms, flipped: tuple[int, ...], partners: dict[str, str]) -> list[Atom]:
     """What a recording of a version answers YES: the atoms with those of `flipped` said the other way."""
-    return [mirror(atom) if j in flipped else atom for j, atom in enumerate(atoms)]
+    return [mirror(atom, partners) if j in flipped else atom for j, atom in enumerate(atoms)]
 
 
 SCAN = 512             # recordings holding the named classes a look-up reads at most (in random order): a look-up
@@ -246,7 +271,7 @@ def _answering(version, index: _Index, query, taken: set[int], rng) -> Optional[
     return None
 
 
-def _member(atoms, base: int, query, index: _Index, taken: set[int], size: int, rng):
+def _member(atoms, base: int, query, index: _Index, taken: set[int], size: int, partners: dict[str, str], rng):
     """A member of the group: recordings of the versions of `atoms` (the base recording answers them), all of
     its closure when `size` holds it, else a connected part of it holding the base (`members.part`: the
     positive, where the base is, anywhere on it); and whether the recordings held every version."""
@@ -258,7 +283,7 @@ def _member(atoms, base: int, query, index: _Index, taken: set[int], size: int, 
         if not flipped:                             # the base: the recording the member's atoms were drawn on
             found.append(base)
             continue
-        chosen = _answering(_version(atoms, flipped), index, query, taken | set(found), rng)
+        chosen = _answering(_version(atoms, flipped, partners), index, query, taken | set(found), rng)
         if chosen is not None:
             found.append(chosen)
     return found, len(found) == len(closure)
@@ -281,7 +306,8 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     bases alone and other recordings the query is no for fill in. Returns the negatives (the positive's member's
     first), how many are its member's, and (whether it is whole, how many members are)."""
     sizes = positive_first(sizes_of(atoms, candidates), candidates, rng)
-    group, whole = _member(atoms, positive, atoms, index, set(), sizes[0], rng)
+    partners = lasts_partners(clip_seconds, tolerance)
+    group, whole = _member(atoms, positive, atoms, index, set(), sizes[0], partners, rng)
     own, members, lone = len(group), int(whole), []
     for member_size in sizes[1:]:
         for _ in range(TRIES):
@@ -289,7 +315,7 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
             bound = _binding(shape, index.clips[base], index, tolerance, clip_seconds, rng)
             if bound is None or base in group or relevant(atoms, index.clips[base].events) is not NO:
                 continue
-            member, complete = _member(bound[0], base, atoms, index, set(group), member_size, rng)
+            member, complete = _member(bound[0], base, atoms, index, set(group), member_size, partners, rng)
             if complete:
                 group += member
                 members += 1
@@ -306,10 +332,6 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     return group[1:], own - 1, (whole, members)
 
 
-def lasts_numbers(clip_seconds: float) -> list[str]:
-    return [str(n) for n in LASTS_SECONDS if n < clip_seconds]
-
-
 def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_seconds: float, rng):
     """Atoms of `shape` over classes of `clip` (absent ones over exhaustively labelled classes it lacks) that
     the clip answers YES, and the words that state them; None when this draw finds none."""
@@ -319,8 +341,8 @@ def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_sec
         return None
     words = dict(zip(shape.relates, (str(c) for c in rng.choice(classes, len(shape.relates), replace=False))))
     words.update(zip(shape.absent_roles, (str(z) for z in rng.choice(absent, shape.absent, replace=False))))
-    numbers = lasts_numbers(clip_seconds)
-    for n in rng.permutation(numbers) if any("n" in a.args for a in shape.symbolic_atoms()) else [None]:
+    numbers = sorted(lasts_partners(clip_seconds, tolerance), key=float)
+    for n in rng.permutation(numbers) if states_seconds(shape) else [None]:
         stated = {**words, "n": str(n)} if n is not None else words
         atoms = tuple(replace(atom, tolerance=tolerance) for atom in shape.atoms(stated))
         if relevant(atoms, clip.events) is YES:
@@ -378,7 +400,12 @@ def plan_natural_queries(config, clips: list[Clip], forbidden: frozenset[str]) -
                          f"{config.candidates} candidates")
     split_index, queries, taken = SPLITS.index(config.split), [], set(forbidden)
     for task_index, name in enumerate(config.tasks):
-        shapes = TASKS[name].shapes_within(config.depth)
+        stated = bool(lasts_partners(config.clip_seconds, labels.tolerance))
+        shapes = tuple(s for s in TASKS[name].shapes_within(config.depth) if stated or not states_seconds(s))
+        if not shapes:
+            log.warning("task %s: no shape of depth %d-%d states anything but a lasts, which these labels' tolerance "
+                        "cannot state with a clear-no partner", name, *config.depth)
+            continue
         used = PositiveUses(len(index.clips))
         planned, misses = [], 0
         for i in count():

@@ -199,9 +199,11 @@ def _natural(record: dict) -> str:
             "are found, but unlike a planned split nothing can balance recordings as recorded against each other: "
             "check the split with the audits (`reasonaudio baselines`). Shapes come as often as the recordings' "
             "timelines state them: one they rarely hold (a strict three-sound chain, an overlap before a third "
-            "sound, a sound lasting about N s, which at the default 0.2 s tolerance "
-            "needs an event of 4.9-5.1 or 7.6-8.4 s, no shorter N having a yes window) has few queries below, "
-            "never padded."
+            "sound) has few queries below, never padded. A sound lasting about N s is stated only of the planned "
+            "pairs of lengths (N, M) whose ends are each a clear no of the other at the tolerance, the version "
+            "holding the sound for about M: at the default 0.2 s none is for 10 s clips (2 s has no yes window), "
+            "and a natural split then states no `lasts` (the N of a fixed set, only 5 and 8 s statable, was itself "
+            "the answer)."
             "\n\n| task/shape | queries | negatives failing one atom, per query | minimal pairs (`hard_negatives`) "
             f"per query | ambiguous clips per query |\n|---|---:|---:|---:|---:|\n{rows}\n\n")
 
