@@ -173,14 +173,14 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
         check_feasible(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
         shapes[name] = usable_shapes(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
     split_index = SPLITS.index(config.split)
-    queries = []
+    queries, eligible = [], {}
     for task_index, name in enumerate(config.tasks):
         for i in range(config.queries_per_task):
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
             queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
                                       config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
                                       config.depth, config.text_style, shapes[name], dict(config.shape_weights),
-                                      partial(heard_together, bank)))
+                                      partial(heard_together, bank), eligible))
     return Plan(config, bank, queries)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import combinations
 from typing import Optional
 
@@ -79,6 +80,14 @@ class Layout:
 
 def layout_for(shape: Shape, events: int, parameters: dict, clip_seconds: float) -> Optional[Layout]:
     """The way to fit `events` sounds, with as many blocks as leave each free block ROOM_PER_BLOCK."""
+    return _layout(shape, events, tuple(sorted(parameters.items())), clip_seconds)
+
+
+@lru_cache(maxsize=4096)
+def _layout(shape: Shape, events: int, parameters: tuple, clip_seconds: float) -> Optional[Layout]:
+    """`layout_for`, worked out once per shape, events, parameters and clip length (every attempt asked
+    again: a twentieth of the planner's time)."""
+    parameters = dict(parameters)
     fillers = events - shape.core_events
     if fillers < shape.min_fillers:
         return None
@@ -253,15 +262,17 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
                candidates: int, clip_seconds: float, forbidden_texts: frozenset[str] = frozenset(),
                events: tuple[int, int] = EVENTS_PER_CLIP, depths: tuple[int, int] = (1, 99),
                style: str = DEFAULT_STYLE, shapes: Optional[tuple[Shape, ...]] = None,
-               weights: Optional[dict[str, float]] = None, heard=None) -> QueryPlan:
+               weights: Optional[dict[str, float]] = None, heard=None, eligible: Optional[dict] = None) -> QueryPlan:
     """One query and its candidate group; a text in `forbidden_texts` (another split's) is drawn again. The shape
     is drawn once (`weights`: published shape -> how much more often), and kept for half the attempts: drawn
     again on every failed attempt, the shapes that fail most were the rarest (the four-sound mix: 14 in 200
     instead of 33). A group whose flips cannot all be combined is drawn again, and made of stars only after
     CLOSED_ATTEMPTS such draws (its partial members were then never the positive's). `heard(x, y)`: the seconds
     two events are heard together at a stretch (`render.heard_together`), which every overlap the positive or a
-    hard negative holds of a pair the query relates must reach: a group failing it is drawn again."""
-    picker = SoundPicker(by_label, rng)
+    hard negative holds of a pair the query relates must reach: a group failing it is drawn again. `eligible`:
+    the sounds each need admits, shared by the queries of a split (`SoundPicker.eligible`; made afresh for every
+    query, it was a sixth of the planner's time)."""
+    picker = SoundPicker(by_label, rng, {} if eligible is None else eligible)
     shapes = shapes or usable_shapes(task, by_label, clip_seconds, events, depths)
     if not shapes:
         check_feasible(task, by_label, clip_seconds, events, depths)
