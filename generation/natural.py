@@ -212,10 +212,10 @@ def lasts_partners(clip_seconds: float, tolerance: float) -> dict[str, str]:
     """N -> the M a natural `lasts` version states: the planned pairs for clips this long (`Lasts.pairs`), each
     end of which an event of exactly that length answers YES and the other end NO at the tolerance, each N in
     one pair (the first such with both ends free). A version then holds X for about M and M's own query's
-    version X for about N, so X's length tells nothing to a rule that does not read N (with N from a fixed set, only 5 and 8 s had a yes
-    window at 0.2 s, and the candidate whose X lasted 5 or 8 s was the positive: relation-blind 76.9 % against
-    its tie of 49.7 on the stand-in). At the default 0.2 s no pair of 10 s clips is one (2 s has no yes window),
-    and a natural build states no `lasts`."""
+    version X for about N, so X's length tells nothing to a rule that does not read N (with N from a fixed
+    set, only 5 and 8 s had a yes window at 0.2 s, and the candidate whose X lasted 5 or 8 s was the positive:
+    relation-blind 76.9 % against its tie of 49.7 on the stand-in). At the default 0.2 s no pair of 10 s clips
+    is one (2 s has no yes window), and a natural build states no `lasts`."""
     def clear(n: int, m: int) -> bool:
         event = (Event("x", "x", 0.0, float(n), 0.0),)
         return relevant([Atom("lasts", ("x", str(n)), tolerance)], event) is YES and \
@@ -306,8 +306,8 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     bases alone and other recordings the query is no for fill in. Where they hold part of the positive's
     member only, every other member is a part as large (the positive alone, or with one of its versions, among
     whole members sharing their classes was the candidate whose sounds the others shared least: listwise 20 %
-    on the stand-in's `longer`, which finds a version for one query in eight). Returns the negatives (the positive's member's
-    first), how many are its member's, and (whether it is whole, how many members are)."""
+    on the stand-in's `longer`, which finds a version for one query in eight). Returns the negatives (the
+    positive's member's first), how many are its member's, and (whether it is whole, how many members are)."""
     sizes = positive_first(sizes_of(atoms, candidates), candidates, rng)
     partners = lasts_partners(clip_seconds, tolerance)
     group, whole = _member(atoms, positive, atoms, index, set(), sizes[0], partners, rng)
