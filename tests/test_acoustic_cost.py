@@ -113,11 +113,12 @@ def test_a_preset_whose_audio_changed_names_its_new_version():
 
 def test_the_bank_check_measures_each_sound_once_for_all_draws(monkeypatch):
     """A bank sound's own level is the same in every draw: measured once, only what each draw leaves of it
-    is measured per draw (the verdicts are those of measuring it every time)."""
+    is measured per draw, at two places on the chain's frame grid (the verdicts are those of measuring it
+    every time)."""
     import generation.acoustics.chain as chain
 
     rate, seconds = 16000, np.arange(16000) / 16000
-    sounds = [SimpleNamespace(source_id=f"s{k}", label=f"tone {k}",
+    sounds = [SimpleNamespace(source_id=f"s{k}", label=f"tone {k}", kind="continuous",
                               samples=(0.5 * np.sin(2 * np.pi * (500 + 200 * k) * seconds)).astype(np.float32))
               for k in range(5)]
     condition = condition_from_spec({"name": "band", "transforms": [{"BandPassFilter": {
@@ -125,17 +126,18 @@ def test_the_bank_check_measures_each_sound_once_for_all_draws(monkeypatch):
     measured = []
     monkeypatch.setattr(chain, "audible_rms", lambda samples, rate: measured.append(1) or chain._rms(samples))
     assert chain.inaudible_sounds([condition], sounds, 0, "test", rate, draws=4) == {}
-    assert len(measured) == len(sounds) + 4 * len(sounds)
+    assert len(measured) == len(sounds) + 4 * 2 * len(sounds)
 
 
 def test_a_bank_check_draw_that_repeats_one_on_the_same_sounds_is_not_run_again(monkeypatch):
-    """A fixed band draws the same filter four times: the first pass leaves the hum out, the second runs on
-    the sounds left (another chunk), the last two repeat the second and are not run; the verdicts stand."""
+    """A fixed band draws the same filter four times: the first draw leaves the hum out, the second runs on
+    the sounds left (another chunk), the last two repeat the second and are not run; the verdicts stand.
+    Each draw hears its chunk twice, in both orders (two places on a codec's frame grid)."""
     import generation.acoustics.chain as chain
 
     rate, seconds = 16000, np.arange(16000) / 16000
     tones = {"hum": 40, **{f"tone {k}": 500 + 200 * k for k in range(4)}}
-    sounds = [SimpleNamespace(source_id=label, label=label,
+    sounds = [SimpleNamespace(source_id=label, label=label, kind="continuous",
                               samples=(0.5 * np.sin(2 * np.pi * hertz * seconds)).astype(np.float32))
               for label, hertz in tones.items()]
     condition = condition_from_spec({"name": "band", "transforms": [{"BandPassFilter": {
@@ -144,4 +146,4 @@ def test_a_bank_check_draw_that_repeats_one_on_the_same_sounds_is_not_run_again(
     passes, heard = [], chain.GroupChain.heard
     monkeypatch.setattr(chain.GroupChain, "heard", lambda self, *a, **k: passes.append(len(a[0])) or heard(self, *a, **k))
     assert list(chain.inaudible_sounds([condition], sounds, 0, "test", rate, draws=4)) == ["hum"]
-    assert [count for count in passes if count] == [5, 4]       # (a draw first hears no pieces of a group)
+    assert [count for count in passes if count] == [5, 5, 4, 4]   # (a draw first hears no pieces of a group)

@@ -194,8 +194,8 @@ def _erased_or_clipped(folder, config: str) -> tuple[int, int, int]:
     ([{"Gain": {"min_gain_db": 6, "max_gain_db": 6}}] * 6, "none of 10 draws fits; the last: condition 'mine' leaves clip"),
     ([{"LowShelfFilter": {"min_gain_db": 18, "max_gain_db": 18}}], "after transform 1 of 1, LowShelfFilter"),
     ([{"BitCrush": {"min_bit_depth": 6, "max_bit_depth": 6}}],
-     r"with digital silence in \d+ of the \d+ 10 ms frames its sound at [\d.]+-[\d.]+ s is clearly heard in after "
-     "transform 1 of 1, BitCrush"),
+     r"with digital silence in \d+ of the \d+ 10 ms frames (its sound at [\d.]+-[\d.]+ s|it) is clearly heard in "
+     "after transform 1 of 1, BitCrush"),           # in a clip, or in the quietest of a group's sounds alone
     ([{"Gain": {"min_gain_db": 3, "max_gain_db": 6}}, {"LowShelfFilter": {"min_gain_db": 3, "max_gain_db": 6}}], None),
     ([{"BitCrush": {"min_bit_depth": 8, "max_bit_depth": 8}}], None),
 ])

@@ -329,7 +329,7 @@ class GroupChain:
     def heard(self, sounds: list[HeardSound], max_loss_db: float = MAX_LOSS_DB,
               whats=None) -> list[tuple[float, str | None]]:
         """Each annotated sound's RMS after the chain (noise left out) and how the chain leaves it inaudible
-        (`HeardSound.erased`, with `max_loss_db`), or None. The sounds (their first LEVEL_SECONDS) run
+        (`HeardSound.erased`, with `max_loss_db`), or None. The sounds run
         through the chain in one pass, each after silence as long as the chain's tail (GAP_SECONDS with a room,
         else PAD_SECONDS, a codec's last frame): each is heard apart from the others (a frame-based codec's grid
         falls where it falls, as it does in a clip), and a codec or resampler is set up once, not per sound."""
@@ -437,12 +437,15 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
             checked.add(draw_on)
             for start in range(0, len(unheard), BANK_CHUNK):
                 chunk = unheard[start:start + BANK_CHUNK]
-                for sound in chunk:
-                    if sound.source_id not in measured:
-                        measured[sound.source_id] = HeardSound(sound.samples[: int(LEVEL_SECONDS * rate)] * quietest, rate)
-                verdicts = chain.heard([measured[sound.source_id] for sound in chunk], MAX_LOSS_DB - BANK_MARGIN_DB,
-                                       [repr(sound.label) for sound in chunk])
-                left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(chunk, verdicts) if problem)
+                for sound in chunk:     # a discrete sound whole: a clip may play all of it (its first second
+                    if sound.source_id not in measured:     # alone passed a chirp whose tail a telephone silences)
+                        played = sound.samples if sound.kind == "discrete" else sound.samples[: int(LEVEL_SECONDS * rate)]
+                        measured[sound.source_id] = HeardSound(played * quietest, rate)
+                for heard in (chunk, chunk[::-1]):  # each sound at two places on a codec's frame grid: the frame
+                    verdicts = chain.heard([measured[sound.source_id] for sound in heard],   # it silences depends
+                                           MAX_LOSS_DB - BANK_MARGIN_DB, [repr(sound.label) for sound in heard])  # on it
+                    left_out.update((sound.source_id, problem) for sound, (_, problem) in zip(heard, verdicts)
+                                    if problem and sound.source_id not in left_out)
         if len(left_out) > len(sounds) / 2:
             raise ConditionError(f"condition {condition.name!r} would leave {len(left_out)} of the bank's "
                                  f"{len(sounds)} sounds inaudible, e.g.: {next(iter(left_out.values()))}")
