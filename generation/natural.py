@@ -404,8 +404,8 @@ def plan_natural_queries(config, clips: list[Clip], forbidden: frozenset[str]) -
         raise ValueError(f"{len(clips)} annotated recordings in split {config.split!r}: fewer than one group of "
                          f"{config.candidates} candidates")
     split_index, queries, taken = SPLITS.index(config.split), [], set(forbidden)
+    stated = bool(lasts_partners(config.clip_seconds, labels.tolerance))    # can these labels state a lasts?
     for task_index, name in enumerate(config.tasks):
-        stated = bool(lasts_partners(config.clip_seconds, labels.tolerance))
         shapes = tuple(s for s in TASKS[name].shapes_within(config.depth) if stated or not states_seconds(s))
         if not shapes:
             log.warning("task %s: no shape of depth %d-%d states anything but a lasts, which these labels' tolerance "
