@@ -1,7 +1,7 @@
 """The adversaries that read timelines, on plans alone: the construction checked in a minute, before any audio.
 
     python bench/plan_adversaries.py [--source SPEC] [--queries 200] [--train-queries 200] [--seeds 0]
-                                     [--train-source SPEC]
+                                     [--train-source SPEC] [--tasks TASK ...]
 
 `relation-blind` (which sounds the query names, not what it says of them; held to its count tie) and
 `listwise-audit` (a group's candidates compared, no query; chance 1 / candidates) are the systems of
@@ -32,12 +32,16 @@ from evaluation.systems.relation_blind import group_count_tie, pair_features    
 from generation.config import GenerateConfig                                              # noqa: E402
 from generation.pipeline import plan_split                                                # noqa: E402
 from generation.relations import mentioned                                                # noqa: E402
+from generation.tasks import TASKS                                                        # noqa: E402
 
 
-def planned(source: str, split: str, queries: int, seed: int, sample_rate: int = 16000) -> list:
+TASK_NAMES = tuple(TASKS)
+
+
+def planned(source: str, split: str, queries: int, seed: int, tasks: tuple[str, ...], sample_rate: int = 16000) -> list:
     with tempfile.TemporaryDirectory() as scratch:
         return plan_split(GenerateConfig(source=source, out=scratch, split=split, queries_per_task=queries,
-                                         seed=seed, sample_rate=sample_rate, progress=False)).queries
+                                         seed=seed, tasks=tasks, sample_rate=sample_rate, progress=False)).queries
 
 
 def rows(plans: list, clip_seconds: float) -> dict[str, np.ndarray]:
@@ -75,6 +79,8 @@ def main() -> None:
                         "esc50:PATH?as_split=train for a source that holds one fold)")
     parser.add_argument("--queries", type=int, default=200, help="test queries per task (default: 200)")
     parser.add_argument("--train-queries", type=int, default=200, help="train queries per task (default: 200)")
+    parser.add_argument("--tasks", nargs="+", choices=TASK_NAMES, default=TASK_NAMES, help="only these tasks "
+                        "planned, each seeded by its place in the list as `generate --tasks` is (default: all five)")
     parser.add_argument("--seeds", default="0", help="comma-separated build seeds, pooled; each test split's "
                         "train split uses seed + 1 (default: 0)")
     args = parser.parse_args()
@@ -82,8 +88,8 @@ def main() -> None:
     started = time.perf_counter()
     test, accuracy, ties = [], {"relation-blind": [], "listwise-audit": []}, {"relation-blind": [], "listwise-audit": []}
     for seed in map(int, args.seeds.split(",")):
-        tested = planned(args.source, "test", args.queries, seed)
-        train = planned(args.train_source or args.source, "train", args.train_queries, seed + 1)
+        tested = planned(args.source, "test", args.queries, seed, tuple(args.tasks))
+        train = planned(args.train_source or args.source, "train", args.train_queries, seed + 1, tuple(args.tasks))
         size = len(tested[0].candidates)
         test_rows, train_rows = rows(tested, 10.0), rows(train, 10.0)
         for name in accuracy:
