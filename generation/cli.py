@@ -48,7 +48,8 @@ def _generate_parser(sub) -> None:
                         "candidates; a shape that fits none is left out (overlap-before needs 5; docs/design.md "
                         "lists each shape's counts) (default: %s)" % "-".join(map(str, d.events_per_clip)))
     p.add_argument("--depth", type=count_range, default=d.depth, metavar="MIN-MAX",
-                   help="atoms per query (1: 'A, then B'; 3: 'A, then B together with C, without D'): only "
+                   help="atoms per query (1: 'A, then B'; 3: 'B after A, C at the same time as B, and no trace "
+                        "of D anywhere in the clip'): only "
                         "query shapes within it are drawn (default: all; shapes per task in docs/design.md)")
     p.add_argument("--text-style", default=d.text_style,
                    choices=[*STYLES, *(f"{style}:{holdout}" for style in STYLES for holdout in HOLDOUTS)],

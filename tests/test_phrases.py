@@ -10,6 +10,7 @@ from generation.phrases import (A_BEFORE_VOWEL, AN_BEFORE_CONSONANT, ESC50_PHRAS
 from generation.sources.synthetic import CLASSES
 from generation.tasks import TASKS
 from generation.templates import STYLES, fields, render
+from generation.templates.paper import FIND
 
 FALLBACK = {
     "jackhammer": "a jackhammer", "circular_saw": "a circular saw", "wind": "wind", "owl": "an owl",
@@ -90,15 +91,20 @@ def test_order_templates_agree_with_time_on_half_the_pairs():
 # atoms hold and no other; words that place a sound absolutely (an unmentioned sound may come before or
 # after) or claim more than the margins ("during": containment; "briefly": an absolute length) never.
 RELATION_WORDS = {
-    "before": r"\bthen\b|followed by|\bafter\b|preceded by|\bbefore\b|following|afterwards|later|in between",
+    "before": r"\bthen\b|\bafter\b|\bbefore\b|following|afterwards|later|earlier|in between",
     "overlap": r"same time|overlapping|\boverlaps?\b|together with|simultaneously",
-    "apart": r"different times?|another time|separate time|separately",
+    "apart": r"different times?|another time|separate times?",
     "longer": r"longer|shorter",
     "lasts": r"\{n\} seconds",
     "absent": r"without|no sign of|no trace of|\bnot\b|neither|\bnor\b",
 }
+# "followed by" / "preceded by" read as "immediately": an unmentioned sound may come in between (it does in most
+# positives); "separately" also reads as "can be told apart"; "for much longer" also as "ends later"
+ADJACENCY = re.compile(r"\b(?:followed|preceded) by\b")
+OTHER_READING = re.compile(r"\bseparately\b|\bfor much longer\b")
 CLAIMS_MORE = re.compile(r"\b(?:first|finally|at the end|at the start|at last|last|beginning|during|briefly|"
-                         r"immediately|right after|just after|only|exactly)\b")
+                         r"immediately|right after|just after|only|exactly|followed by|preceded by|separately|"
+                         r"for much longer)\b")
 
 
 def test_every_template_says_its_constraint_and_nothing_more():
@@ -135,7 +141,9 @@ def test_the_one_reading_rule_catches_what_it_should():
 
 
 def test_the_rule_set_on_relations_catches_what_it_should():
-    for wrong in ("first {a}, then {b}", "{b} during {a}", "{a}, and finally {b}", "{b} only briefly"):
+    for wrong in ("first {a}, then {b}", "{b} during {a}", "{a}, and finally {b}", "{b} only briefly",
+                  "{a} followed by {b}", "{b}, preceded by {a}", "{b} and {a}, heard separately",
+                  "{b}, and {a} for much longer"):
         assert CLAIMS_MORE.search(wrong), wrong
     assert {r for r, w in RELATION_WORDS.items() if re.search(w, "{a} and {b} at the same time, without {z}")} == \
         {"overlap", "absent"}
@@ -183,3 +191,97 @@ def test_the_rule_set_catches_what_it_should():
     for text in ("The sound of jackhammer", "A a dog", "A engine", "An dog", "Rain,  then wind", "rain, , wind"):
         assert problems(text), text
     assert not problems("An hour of rain, then a one-note whistle and an owl")
+
+
+# --- one reading for absences, chains, order and lengths -------------------------------------------------------
+
+JOINED = {"before", "overlap", "apart", "longer", "lasts"}       # relations an absence can attach to
+CLIP_LEVEL = re.compile(r"\banywhere\b|\bin the clip\b|\bdoes not contain\b")
+ABSENT_ROLES = {"z", "z2"}
+
+
+def absence_reads_clip_level(template: str) -> bool:
+    """Every clause (between commas) that names an absent sound names nothing else and either opens the text
+    ("no trace of {z}, but ...", "find an audio clip without {z}, with ...") or closes it with a clip-level
+    marker ("..., and no trace of {z} anywhere in the clip", "..., but does not contain {z}"). A bare trailing
+    negation attaches to the relation before it: "{b}, after {a}, but not {z}" also reads as "after {a} but not
+    after {z}", "{c} overlapping with {b}, but not {z}" as "not overlapping with {z}"."""
+    text = template[len(FIND):] if template.startswith(FIND) else template
+    clauses = [part for part in text.split(",") if fields(part)]
+    for i, clause in enumerate(clauses):
+        named = fields(clause)
+        if not named & ABSENT_ROLES:
+            continue
+        if named - ABSENT_ROLES:
+            return False                         # "{b} without {z}": the negation sits inside a relation's clause
+        if i == 0:
+            continue
+        if i != len(clauses) - 1 or not CLIP_LEVEL.search(clause):
+            return False
+    return True
+
+
+def test_an_absence_joined_to_a_relation_is_a_clip_level_clause():
+    for style, name, template in TEMPLATES:
+        relations = {atom.relation for atom in SHAPES[name].symbolic_atoms()}
+        if "absent" in relations and relations & JOINED:
+            assert absence_reads_clip_level(template), (style, name, template)
+
+
+def test_the_clip_level_absence_rule_catches_what_it_should():
+    for wrong in (                              # templates the review found (or like them), as they were
+            "{b}, after {a}, but not {z}",
+            "{a}, then {b}, without {z}",
+            "{b}, preceded by {a}, with no trace of {z}",
+            "{a} followed by {b}, with {c} overlapping with {b}, but not {z}",
+            "{a} after {b}, and {c} at a separate time from {b}, but not {z}",
+            "{b} overlapping with {a}, and no sign of {z}",
+            "{b}, and {a} lasting roughly {n} seconds, but not {z}",
+            FIND + "with {b} after {a}, and {c} at the same time as {b}, but without {z}",
+            FIND + "in which {a} and {b} overlap, without {z}",
+            FIND + "that contains {a} and {b}, but does not contain {z}, with {a} lasting for about {n} seconds",
+            "{a} and {b} at the same time without {z}",
+            "{a}, without {z}, and {b} after {a}"):
+        assert not absence_reads_clip_level(wrong), wrong
+    for right in ("no trace of {z}, but {b}, after {a}", "{b}, after {a}, and no sign of {z} anywhere in the clip",
+                  FIND + "without {z}, with {b} after {a}",
+                  FIND + "that contains {b} after {a}, but does not contain {z}",
+                  FIND + "in which {a} and {b} overlap, and which does not contain {z}"):
+        assert absence_reads_clip_level(right), right
+
+
+def test_no_template_claims_adjacency_or_a_second_reading():
+    """"followed by" / "preceded by" read as "immediately" (an unmentioned sound may come in between: it does in
+    most positives); "separately" also reads as "can be told apart"; "for much longer" as "ends later"."""
+    for style, name, template in TEMPLATES:
+        assert not ADJACENCY.search(template), (style, name, template)
+        assert not OTHER_READING.search(template), (style, name, template)
+
+
+def test_the_adjacency_rule_catches_what_it_should():
+    for wrong in ("{a} followed by {b}", "{b}, preceded by {a}"):
+        assert ADJACENCY.search(wrong), wrong
+    for wrong in ("{b} and {a}, heard separately", "{b}, and {a} for much longer"):
+        assert OTHER_READING.search(wrong), wrong
+    for right in ("{a}, and later {b}", "{b}, with {a} earlier", "{b}, some time after {a}", "{b} and {a}, heard at "
+                  "different times", "{b}, with {a} lasting much longer"):
+        assert not ADJACENCY.search(right) and not OTHER_READING.search(right), right
+
+
+# "{c}, after {a} and then {b}": "and then {b}" may continue the prepositional phrase (a, b, c) or the main clause
+# (a, c, b: exactly one hard negative); a sequence word after "after/before {x}" is never one reading
+TWO_READINGS_CHAIN = re.compile(r"\b(?:after|before|following)\s+\{\w+\},?\s+and\s+(?:then|later|afterwards)\b")
+
+
+def test_chains_have_one_reading():
+    for style, name, template in TEMPLATES:
+        assert not TWO_READINGS_CHAIN.search(template), (style, name, template)
+
+
+def test_the_chain_rule_catches_what_it_should():
+    for wrong in ("{c}, coming after {a} and then {b}", FIND + "with {c}, after {a} and then {b}",
+                  "{c} after {a}, and later {b}"):
+        assert TWO_READINGS_CHAIN.search(wrong), wrong
+    for right in ("{a}, then {b}, and later {c}", FIND + "with {a}, then {b}, and then {c}",
+                  "{c}, with {a} earlier and {b} in between", "{b}, after {a} and before {c}"):
+        assert not TWO_READINGS_CHAIN.search(right), right

@@ -1,12 +1,16 @@
 """The default text style: plain English, several templates per shape, some in the opposite order to time.
 
 Every template says exactly what its shape's constraint says: relative order ("then", "after",
-"preceded by"), never an absolute place ("first", "finally", "at the end": an unmentioned sound may come
-before or after the named ones); "at the same time" and "overlapping", never "during" (the constraint
-allows partial overlap, "during" reads as containment); "at different times" or "separately" for the
-mirrors (apart), never "not at the same time" (it would read as a negated sound); lengths relative to
-each other or "about N seconds", never "briefly" (no atom bounds the shorter sound's own length).
-tests/test_phrases.py checks each template's relation words against its shape's atoms."""
+"earlier", "some time after"), never an absolute place ("first", "finally", "at the end": an unmentioned
+sound may come before or after the named ones) nor adjacency ("followed by", "preceded by" read as
+"immediately": an unmentioned sound may come in between); "at the same time" and "overlapping", never
+"during" (the constraint allows partial overlap, "during" reads as containment); "at different times" or
+"at a separate time" for the mirrors (apart), never "not at the same time" (it would read as a negated
+sound) nor "separately" (it also reads as "can be told apart"); lengths relative to each other or "about N
+seconds", never "briefly" (no atom bounds the shorter sound's own length) nor "for much longer" (it also
+reads as "ends later"). Where an absence joins a relation, it is a clip-level clause of its own, first
+("no trace of Z, but ...") or last with "anywhere in the clip": "B, after A, but not Z" also reads as "after
+A but not after Z". tests/test_phrases.py checks each template's relation words against its shape's atoms."""
 
 TEMPLATES = {
     # negation
@@ -32,11 +36,11 @@ TEMPLATES = {
     # order: half the templates name the sounds in temporal order
     "before": (
         "{a}, then {b}",
-        "{a} followed by {b}",
+        "{a}, and later {b}",
         "{a}, and afterwards {b}",
         "{b}, after {a}",
-        "{b}, preceded by {a}",
-        "{b}, following {a}",
+        "{b}, with {a} earlier",
+        "{b}, some time after {a}",
     ),
     # chains: each order of naming the three sounds once, so that the naming order agrees with the
     # temporal one on half the pairs on average (two templates in temporal order gave first-mentioned-first
@@ -44,9 +48,9 @@ TEMPLATES = {
     "chain": (
         "{a}, then {b}, and later {c}",
         "{b}, then {c}, both after {a}",
-        "{c}, coming after {a} and then {b}",
+        "{c}, with {a} earlier and {b} in between",
         "{b}, after {a} and before {c}",
-        "{c}, preceded by {b}, and before that {a}",
+        "{c}, with {b} earlier, and {a} earlier still",
         "{a}, then {c}, with {b} in between",
     ),
     # overlap
@@ -62,44 +66,44 @@ TEMPLATES = {
     "apart": (
         "{a} and {b} at different times",
         "{a}, and {b} at another time",
-        "{b} and {a}, heard separately",
+        "{b} and {a}, heard at different times",
         "{b}, at a different time from {a}",
         "{a} and, at a separate time, {b}",
         "{b} and, at another time, {a}",
     ),
     "overlap-before": (
         "{b} at the same time as {a}, and {c} after {a}",
-        "{a} overlapping with {b}, and {a} followed by {c}",
+        "{a} overlapping with {b}, and {a} earlier than {c}",
         "{c} after {a}, with {b} at the same time as {a}",
         "{a} before {c}, and {a} and {b} at the same time",
     ),
     "apart-before": (
         "{b} at a different time from {a}, and {c} after {a}",
-        "{a} and {b} at different times, and {a} followed by {c}",
+        "{a} and {b} at different times, and {a} earlier than {c}",
         "{c} after {a}, with {b} at a separate time from {a}",
-        "{a} before {c}, and {b} heard separately from {a}",
+        "{a} before {c}, and {b} at a separate time from {a}",
     ),
     "overlap-after": (
         "{b} at the same time as {a}, and {c} before {a}",
         "{c} before {a}, and {a} overlapping with {b}",
         "{a} overlapping with {b}, and {a} after {c}",
-        "{a} preceded by {c}, with {b} at the same time as {a}",
+        "{a} later than {c}, with {b} at the same time as {a}",
     ),
     "apart-after": (
         "{b} at a different time from {a}, and {c} before {a}",
         "{c} before {a}, and {a} and {b} at different times",
         "{a} and {b} at different times, and {a} after {c}",
-        "{a} preceded by {c}, with {b} at a separate time from {a}",
+        "{a} later than {c}, with {b} at a separate time from {a}",
     ),
     # duration
     "longer": (
         "{a} lasting much longer than {b}",
         "{b}, much shorter than {a}",
         "{a} going on far longer than {b}",
-        "{b}, and {a} for much longer",
+        "{b}, with {a} lasting much longer",
     ),
     "longer-chain": (
-        "{a} lasting much longer than {b}, and {b} much longer than {c}",
+        "{a} lasting much longer than {b}, and {c} much shorter still",
         "{c}, {b} lasting much longer, and {a} much longer still",
         "{b}, much shorter than {a} but much longer than {c}",
         "{b} lasting much longer than {c} but much shorter than {a}",
@@ -112,75 +116,75 @@ TEMPLATES = {
     ),
     # mix
     "before-absent": (
-        "{a}, then {b}, without {z}",
-        "{a} followed by {b}, and no sign of {z}",
-        "{b}, after {a}, but not {z}",
-        "{b}, preceded by {a}, with no trace of {z}",
+        "{a}, then {b}, and no sign of {z} anywhere in the clip",
+        "no trace of {z} anywhere, but {a}, and later {b}",
+        "{b}, after {a}, and no sign of {z} anywhere in the clip",
+        "no sign of {z} anywhere, but {b}, with {a} earlier",
     ),
     "overlap-absent": (
-        "{a} and {b} at the same time, without {z}",
-        "{b} overlapping with {a}, and no sign of {z}",
+        "{a} and {b} at the same time, and no sign of {z} anywhere in the clip",
+        "{b} overlapping with {a}, and no trace of {z} anywhere in the clip",
         "no trace of {z}, but {a} sounding together with {b}",
     ),
     "apart-absent": (
-        "{a} and {b} at different times, without {z}",
-        "{b}, at a different time from {a}, and no sign of {z}",
+        "{a} and {b} at different times, and no sign of {z} anywhere in the clip",
+        "{b}, at a different time from {a}, and no trace of {z} anywhere in the clip",
         "no trace of {z}, but {a}, and {b} at another time",
     ),
     "longer-absent": (
-        "{a} lasting much longer than {b}, without {z}",
-        "{b}, much shorter than {a}, and no sign of {z}",
-        "no trace of {z}, but {b}, and {a} for much longer",
+        "{a} lasting much longer than {b}, and no sign of {z} anywhere in the clip",
+        "{b}, much shorter than {a}, and no trace of {z} anywhere in the clip",
+        "no trace of {z}, but {b}, with {a} lasting much longer",
     ),
     "lasts-present-absent": (
-        "{a} for about {n} seconds, and {b}, without {z}",
-        "{b}, and {a} lasting roughly {n} seconds, but not {z}",
-        "about {n} seconds of {a}, {b} as well, and no sign of {z}",
+        "{a} for about {n} seconds, and {b}, with no sign of {z} anywhere in the clip",
+        "{b}, and {a} lasting roughly {n} seconds, but no trace of {z} anywhere in the clip",
+        "about {n} seconds of {a}, {b} as well, and no sign of {z} anywhere in the clip",
         "no trace of {z}, but {b} and about {n} seconds of {a}",
     ),
     "before-overlap-absent": (
-        "{b} after {a}, and {c} at the same time as {b}, without {z}",
-        "{a} followed by {b}, with {c} overlapping with {b}, but not {z}",
-        "{c} and {b} at the same time, and {b} after {a}, and no sign of {z}",
-        "{b} preceded by {a}, and {b} together with {c}, with no trace of {z}",
+        "{b} after {a}, and {c} at the same time as {b}, and no sign of {z} anywhere in the clip",
+        "no trace of {z} anywhere, but {a} and later {b}, with {c} overlapping with {b}",
+        "{c} and {b} at the same time, {b} after {a}, and no sign of {z} anywhere in the clip",
+        "no sign of {z} anywhere, but {b} some time after {a}, and {b} together with {c}",
     ),
     "before-apart-absent": (
-        "{b} after {a}, and {c} at a different time from {b}, without {z}",
-        "{a} followed by {b}, and {b} and {c} at different times, but not {z}",
-        "{c} and {b} at different times, and {b} after {a}, and no sign of {z}",
-        "{b} preceded by {a}, and {c} at a separate time from {b}, with no trace of {z}",
+        "{b} after {a}, and {c} at a different time from {b}, and no sign of {z} anywhere in the clip",
+        "no trace of {z} anywhere, but {a} and later {b}, with {b} and {c} at different times",
+        "{c} and {b} at different times, {b} after {a}, and no sign of {z} anywhere in the clip",
+        "no sign of {z} anywhere, but {b} some time after {a}, and {c} at a separate time from {b}",
     ),
     "after-overlap-absent": (
-        "{b} together with {c}, and {a} after {b}, without {z}",
-        "{a} after {b}, and {b} overlapping with {c}, but not {z}",
-        "{a} preceded by {b}, with {b} and {c} at the same time, and no sign of {z}",
-        "{c} at the same time as {b}, and {b} followed by {a}, with no trace of {z}",
+        "{b} together with {c}, and {a} after {b}, and no sign of {z} anywhere in the clip",
+        "{a} after {b}, and {b} overlapping with {c}, and no trace of {z} anywhere in the clip",
+        "no trace of {z} anywhere, but {a} some time after {b}, with {b} and {c} at the same time",
+        "no sign of {z} anywhere, but {c} at the same time as {b}, and {b} earlier than {a}",
     ),
     # the paper's four-sound mix (--profile paper): a third of each in temporal order
     "lasts-before-overlap": (
         "{a} for about {n} seconds, {b} after {a}, {c} after {b}, and {d} at the same time as {c}",
-        "{c} and {d} at the same time, {c} preceded by {b}, {b} preceded by {a}, and about {n} seconds of {a}",
+        "{c} and {d} at the same time, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
         "{b} after {a}, {d} overlapping with {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
     ),
     "lasts-before-apart": (
         "{a} for about {n} seconds, {b} after {a}, {c} after {b}, and {d} at a different time from {c}",
-        "{c} and {d} at different times, {c} preceded by {b}, {b} preceded by {a}, and about {n} seconds of {a}",
+        "{c} and {d} at different times, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
         "{b} after {a}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
     ),
     "lasts-after-overlap": (
         "{b} before {a}, {a} for about {n} seconds, {c} after {b}, and {d} at the same time as {c}",
-        "{c} and {d} at the same time, {c} preceded by {b}, {a} preceded by {b}, and about {n} seconds of {a}",
+        "{c} and {d} at the same time, {c} later than {b}, {a} later than {b}, and about {n} seconds of {a}",
         "{a} after {b}, {d} overlapping with {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
     ),
     "lasts-after-apart": (
         "{b} before {a}, {a} for about {n} seconds, {c} after {b}, and {d} at a different time from {c}",
-        "{c} and {d} at different times, {c} preceded by {b}, {a} preceded by {b}, and about {n} seconds of {a}",
+        "{c} and {d} at different times, {c} later than {b}, {a} later than {b}, and about {n} seconds of {a}",
         "{a} after {b}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
     ),
     "after-apart-absent": (
-        "{b} before {a}, and {c} at a different time from {b}, without {z}",
-        "{a} after {b}, and {c} at a separate time from {b}, but not {z}",
-        "{b} and {c} at different times, and {a} after {b}, and no sign of {z}",
-        "{a} preceded by {b}, and {c} heard separately from {b}, with no trace of {z}",
+        "{b} before {a}, and {c} at a different time from {b}, and no sign of {z} anywhere in the clip",
+        "no trace of {z} anywhere, but {a} after {b}, and {c} at a separate time from {b}",
+        "{b} and {c} at different times, {a} after {b}, and no sign of {z} anywhere in the clip",
+        "no sign of {z} anywhere, but {a} some time after {b}, and {c} at a separate time from {b}",
     ),
 }

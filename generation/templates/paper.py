@@ -1,7 +1,9 @@
 """The paper's text style (`--text-style paper`, the `--profile paper` default): every query a request, "Find an
 audio clip that contains A and B, but does not contain C", "... with A lasting for about 20 seconds", "... in
-which C and D overlap". Same roles and rules as `natural.py` (relative order only, no absolute place, as
-often against temporal order as with it; tests/test_phrases.py checks every template)."""
+which C and D overlap". Same roles and rules as `natural.py` (relative order only, no absolute place and no
+adjacency, as often against temporal order as with it; an absence joined to a relation is its own clip-level
+clause: "without Z, with ..." first, or "but does not contain Z" / "and no trace of Z anywhere in the clip"
+last; tests/test_phrases.py checks every template)."""
 
 FIND = "find an audio clip "
 
@@ -30,17 +32,17 @@ TEMPLATES = _requests({
     # order: half the templates name the sounds in temporal order
     "before": (
         "with {a}, then {b}",
-        "with {a} followed by {b}",
+        "with {a}, and later {b}",
         "with {b} after {a}",
-        "with {b}, preceded by {a}",
+        "with {b}, and {a} earlier",
     ),
     "chain": (                                   # each order of naming the three sounds once
         "with {a}, then {b}, and then {c}",
         "with {a}, then {c}, with {b} in between",
         "with {b} after {a} and before {c}",
         "with {b}, then {c}, both after {a}",
-        "with {c}, after {a} and then {b}",
-        "with {c}, preceded by {b}, and before that {a}",
+        "with {c}, {a} earlier, and {b} in between",
+        "with {c}, {b} earlier, and {a} earlier still",
     ),
     # overlap
     "overlap": (
@@ -52,31 +54,31 @@ TEMPLATES = _requests({
         "in which {a} and {b} occur at different times",
         "with {a} and {b} at different times",
         "with {b}, and {a} at another time",
-        "with {a} and {b}, heard separately",
+        "with {a} and {b}, heard at separate times",
     ),
     "overlap-before": (
         "with {b} at the same time as {a}, and {c} after {a}",
-        "with {a} overlapping with {b}, and {a} followed by {c}",
+        "with {a} overlapping with {b}, and {a} earlier than {c}",
         "with {c} after {a}, and {b} at the same time as {a}",
         "in which {a} and {b} overlap, and {c} after {a}",
     ),
     "apart-before": (
         "with {b} at a different time from {a}, and {c} after {a}",
-        "with {a} and {b} at different times, and {a} followed by {c}",
+        "with {a} and {b} at different times, and {a} earlier than {c}",
         "with {c} after {a}, and {b} at a separate time from {a}",
-        "with {a} before {c}, and {b} heard separately from {a}",
+        "with {a} before {c}, and {b} at a separate time from {a}",
     ),
     "overlap-after": (
         "with {b} at the same time as {a}, and {c} before {a}",
         "with {c} before {a}, and {a} overlapping with {b}",
         "in which {a} and {b} overlap, and {a} after {c}",
-        "with {a} preceded by {c}, and {b} at the same time as {a}",
+        "with {a} later than {c}, and {b} at the same time as {a}",
     ),
     "apart-after": (
         "with {b} at a different time from {a}, and {c} before {a}",
         "with {c} before {a}, and {a} and {b} at different times",
         "with {a} and {b} at different times, and {a} after {c}",
-        "with {a} preceded by {c}, and {b} at a separate time from {a}",
+        "with {a} later than {c}, and {b} at a separate time from {a}",
     ),
     # duration
     "longer": (
@@ -85,7 +87,7 @@ TEMPLATES = _requests({
         "with {b}, and {a} lasting much longer",
     ),
     "longer-chain": (
-        "with {a} lasting much longer than {b}, and {b} much longer than {c}",
+        "with {a} lasting much longer than {b}, and {c} much shorter still",
         "with {c}, {b} lasting much longer, and {a} much longer still",
         "with {b}, much shorter than {a} but much longer than {c}",
     ),
@@ -96,76 +98,76 @@ TEMPLATES = _requests({
     ),
     # mix
     "before-absent": (
-        "with {a}, then {b}, but without {z}",
+        "with {a}, then {b}, and no trace of {z} anywhere in the clip",
         "that contains {b} after {a}, but does not contain {z}",
-        "without {z}, with {b} preceded by {a}",
-        "with {a} followed by {b}, and no trace of {z}",
+        "without {z}, with {b} some time after {a}",
+        "that does not contain {z}, but contains {a}, and later {b}",
     ),
     "overlap-absent": (
         "that contains {a} and {b} at the same time, but does not contain {z}",
-        "in which {a} and {b} overlap, without {z}",
+        "in which {a} and {b} overlap, and which does not contain {z}",
         "without {z}, with {b} overlapping with {a}",
     ),
     "apart-absent": (
         "that contains {a} and {b} at different times, but does not contain {z}",
-        "with {a}, and {b} at another time, without {z}",
-        "without {z}, with {b} and {a} heard separately",
+        "with {a}, and {b} at another time, and no trace of {z} anywhere in the clip",
+        "without {z}, with {b} and {a} at separate times",
     ),
     "longer-absent": (
         "that contains {a} lasting much longer than {b}, but does not contain {z}",
-        "with {b}, much shorter than {a}, and without {z}",
+        "with {b}, much shorter than {a}, and no trace of {z} anywhere in the clip",
         "without {z}, with {b}, and {a} lasting much longer",
     ),
     "lasts-present-absent": (
-        "that contains {a} and {b}, but does not contain {z}, with {a} lasting for about {n} seconds",
-        "with {b} and about {n} seconds of {a}, without {z}",
+        "that contains {b}, and {a} lasting for about {n} seconds, but does not contain {z}",
+        "with {b} and about {n} seconds of {a}, and no trace of {z} anywhere in the clip",
         "without {z}, but with {b}, and {a} lasting for about {n} seconds",
     ),
     "before-overlap-absent": (
-        "with {b} after {a}, and {c} at the same time as {b}, but without {z}",
-        "with {a} followed by {b}, and {b} overlapping with {c}, without {z}",
-        "in which {b} and {c} overlap, and {b} after {a}, and no trace of {z}",
-        "that contains {b} preceded by {a}, and {b} together with {c}, but does not contain {z}",
+        "with {b} after {a}, and {c} at the same time as {b}, and no trace of {z} anywhere in the clip",
+        "without {z}, with {a} earlier than {b}, and {b} overlapping with {c}",
+        "in which {b} and {c} overlap, with {b} after {a}, and which does not contain {z}",
+        "that contains {b} some time after {a}, and {b} together with {c}, but does not contain {z}",
     ),
     "before-apart-absent": (
-        "with {b} after {a}, and {c} at a different time from {b}, without {z}",
-        "with {a} followed by {b}, and {b} and {c} at different times, but without {z}",
-        "in which {c} and {b} occur at different times, and {b} after {a}, without {z}",
-        "with {b} preceded by {a}, and {c} heard separately from {b}, and no trace of {z}",
+        "with {b} after {a}, and {c} at a different time from {b}, and no trace of {z} anywhere in the clip",
+        "without {z}, with {a} earlier than {b}, and {b} and {c} at different times",
+        "in which {c} and {b} occur at different times, with {b} after {a}, and which does not contain {z}",
+        "that contains {b} some time after {a}, and {c} at a separate time from {b}, but does not contain {z}",
     ),
     "after-overlap-absent": (
-        "with {b} and {c} at the same time, and {a} after {b}, without {z}",
-        "with {a} after {b}, and {b} overlapping with {c}, but without {z}",
-        "with {a} preceded by {b}, and {b} together with {c}, and no trace of {z}",
-        "in which {c} and {b} overlap, and {b} followed by {a}, without {z}",
+        "with {b} and {c} at the same time, and {a} after {b}, and no trace of {z} anywhere in the clip",
+        "without {z}, with {a} after {b}, and {b} overlapping with {c}",
+        "that contains {a} some time after {b}, and {b} together with {c}, but does not contain {z}",
+        "in which {c} and {b} overlap, with {b} earlier than {a}, and which does not contain {z}",
     ),
     # the four-sound mix: "A for about N seconds, then B, and then C and D overlap"
     "lasts-before-overlap": (
         "with {a} lasting for about {n} seconds, {b} after {a}, {c} after {b}, and {c} and {d} overlapping",
-        "in which {c} and {d} overlap, {c} preceded by {b}, {b} preceded by {a}, and about {n} seconds of {a}",
+        "in which {c} and {d} overlap, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
         "with {b} after {a}, {d} at the same time as {c}, {c} after {b}, and {a} lasting for about {n} seconds",
     ),
     "lasts-before-apart": (
         "with {a} lasting for about {n} seconds, {b} after {a}, {c} after {b}, and {c} and {d} at different times",
-        "in which {c} and {d} occur at different times, {c} preceded by {b}, {b} preceded by {a}, and about "
+        "in which {c} and {d} occur at different times, {c} later than {b}, {b} later than {a}, and about "
         "{n} seconds of {a}",
         "with {b} after {a}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting for about {n} seconds",
     ),
     "lasts-after-overlap": (
         "with {b} before {a}, {a} lasting for about {n} seconds, {c} after {b}, and {c} and {d} overlapping",
-        "in which {c} and {d} overlap, {c} preceded by {b}, {a} preceded by {b}, and about {n} seconds of {a}",
+        "in which {c} and {d} overlap, {c} later than {b}, {a} later than {b}, and about {n} seconds of {a}",
         "with {a} after {b}, {d} at the same time as {c}, {c} after {b}, and {a} lasting for about {n} seconds",
     ),
     "lasts-after-apart": (
         "with {b} before {a}, {a} lasting for about {n} seconds, {c} after {b}, and {c} and {d} at different times",
-        "in which {c} and {d} occur at different times, {c} preceded by {b}, {a} preceded by {b}, and about "
+        "in which {c} and {d} occur at different times, {c} later than {b}, {a} later than {b}, and about "
         "{n} seconds of {a}",
         "with {a} after {b}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting for about {n} seconds",
     ),
     "after-apart-absent": (
-        "with {b} before {a}, and {c} at a different time from {b}, without {z}",
-        "with {a} after {b}, and {c} at a separate time from {b}, but without {z}",
-        "in which {b} and {c} occur at different times, and {a} after {b}, without {z}",
-        "with {a} preceded by {b}, and {c} heard separately from {b}, and no trace of {z}",
+        "with {b} before {a}, and {c} at a different time from {b}, and no trace of {z} anywhere in the clip",
+        "without {z}, with {a} after {b}, and {c} at a separate time from {b}",
+        "in which {b} and {c} occur at different times, with {a} after {b}, and which does not contain {z}",
+        "that contains {a} some time after {b}, and {c} at a separate time from {b}, but does not contain {z}",
     ),
 })
