@@ -141,6 +141,11 @@ def _overlap(x: Event, y: Event, slack: int = 0) -> Relevance:
     return _clear(enough, -_shared(x, y) >= ORDER_GAP_MS + 2 * slack)
 
 
+def _apart(x: Event, y: Event, slack: int = 0) -> Relevance:
+    """Overlap's mirror: its clear no (disjoint by >= 0.5 s) is a yes, its yes a no."""
+    return {YES: NO, NO: YES}.get(_overlap(x, y, slack), AMBIGUOUS)
+
+
 def _longer(x: Event, y: Event, slack: int = 0) -> Relevance:
     return _clear(_at_least(_length(x) - 2 * slack, LONGER, _length(y) + 2 * slack),
                   _length(x) + 2 * slack <= _length(y) - 2 * slack)
@@ -182,11 +187,14 @@ def _some(verdicts: list[Relevance]) -> Relevance:
 
 # How a relation's verdicts over every combination of its arguments' occurrences make one (a class may occur
 # several times in a natural recording): overlap holds when some X and some Y sound together, the others
-# when every combination says so. `apart` ("X and Y at different times") is overlap's mirror: overlap's
-# clear no (every X and Y disjoint by >= 0.5 s) is its yes, overlap's yes (some X and Y together) its no.
-PAIRWISE = {"before": (_before, _every), "overlap": (_overlap, _some), "longer": (_longer, _every),
-            "short": (_short, _every), "long": (_long, _every), "lasts": (_lasts, _every)}
-RELATIONS = frozenset(PAIRWISE) | {"present", "absent", "apart"}
+# when every combination says so, and are a clear no when every one says no. So `apart` ("X and Y at
+# different times") is yes when every X and Y are disjoint by >= 0.5 s and no when every X and Y sound
+# together; a recording where one X overlaps Y and another is apart is true of "an X at a separate time from
+# a Y" and false of "never together": ambiguous (as its no, a stand-in's "a whistle and, at a separate time,
+# a crackle" was read true of a recording with a second whistle clear of the crackle).
+PAIRWISE = {"before": (_before, _every), "overlap": (_overlap, _some), "apart": (_apart, _every),
+            "longer": (_longer, _every), "short": (_short, _every), "long": (_long, _every), "lasts": (_lasts, _every)}
+RELATIONS = frozenset(PAIRWISE) | {"present", "absent"}
 RELATION_ARITY = {"lasts": 1}        # labels an atom names before its number; the rest name labels only
 SIGNATURE_LABELS = {"present": 1, "absent": 1, "before": 2, "overlap": 2, "apart": 2, "longer": 2, "short": 1, "long": 1,
                     "lasts": 2}      # how many arguments each relation takes
@@ -233,8 +241,6 @@ def verdict(atom: Atom, by_label: Mapping[str, Sequence[Event]]) -> Relevance:
     arguments = [by_label.get(label, ()) for label in atom.labels]
     if not all(arguments):
         return NO
-    if atom.relation == "apart":
-        return {YES: NO, NO: YES}.get(verdict(Atom("overlap", atom.args, atom.tolerance), by_label), AMBIGUOUS)
     relation, combine = PAIRWISE[atom.relation]
     numbers, slack = atom.args[len(atom.labels):], _ms(atom.tolerance)
     return combine([relation(*events, *numbers, slack) for events in product(*arguments)])
