@@ -14,6 +14,7 @@ from .relations import Event
 
 RECORDING = "recording"     # the kind of a bank entry that is a whole natural recording (generation/natural.py)
 LEVEL_GAP_DB = 20.0         # two sounds heard together are within this much of each other
+HEARING_SECONDS = 0.1       # the window a level is heard over (the ear integrates loudness over ~100 ms)
 
 def fit(sound, length: int) -> np.ndarray:
     """A continuous sound as exactly `length` samples: cropped, or its loop period (`AtomicSound.loop`:
@@ -59,18 +60,22 @@ _SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gett
 
 def heard_together(bank, x: Event, y: Event) -> float:
     """The longest stretch (seconds) in which both events are heard together: each within TRIM_DB of its own
-    loudest frame, and within LEVEL_GAP_DB of the other (a sound 30 dB under another is masked: 46 of 300 ESC-50
-    overlaps were heard together for under 0.5 s at a stretch)."""
+    loudest moment, and within LEVEL_GAP_DB of the other (a sound 30 dB under another is masked: 46 of 300 ESC-50
+    overlaps were heard together for under 0.5 s at a stretch). Levels are the ear's: power over HEARING_SECONDS
+    windows every FRAME_SECONDS, so a click train's gaps between clicks, or a single 10 ms dip, do not cut the
+    stretch (measured frame by frame, where the frame grid fell flipped 15 of 198 ESC-50 verdicts)."""
     rate, frame = bank.sample_rate, int(FRAME_SECONDS * bank.sample_rate)
     start, end = max(x.onset, y.onset), min(x.offset, y.offset)
     if end <= start:
         return 0.0
+    span = slice(round(start / FRAME_SECONDS), round(end / FRAME_SECONDS))
+    window = np.ones(round(HEARING_SECONDS / FRAME_SECONDS)) / round(HEARING_SECONDS / FRAME_SECONDS)
     levels, heard = [], []
     for event in (x, y):
-        alone = render((event,), bank, float(event.offset) + 0.01)
-        level = frame_rms(alone[int(start * rate):int(end * rate)], frame)
-        levels.append(20 * np.log10(np.maximum(level, 1e-12)))
-        heard.append(level >= frame_rms(alone, frame).max() * 10 ** (TRIM_DB / 20))
+        power = frame_rms(render((event,), bank, float(event.offset) + 0.01), frame) ** 2
+        level = 10 * np.log10(np.maximum(np.convolve(power, window, mode="same"), 1e-24))
+        levels.append(level[span])
+        heard.append(level[span] >= level.max() + TRIM_DB)
     both = heard[0] & heard[1] & (np.abs(levels[0] - levels[1]) <= LEVEL_GAP_DB)
     longest = run = 0
     for frame_heard in both:
