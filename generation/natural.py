@@ -27,9 +27,9 @@ import soxr
 from tqdm.auto import tqdm
 
 from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
-from .phrases import LABELS_SEPARATOR, phrase_for
+from .phrases import LABELS_SEPARATOR, lookalikes, phrase_for
 from .render import RECORDING
-from .relations import NO, YES, Atom, Event, judge_queries, occurrences, relevant, required_labels, verdict
+from .relations import NO, YES, Atom, Event, judge_queries, mentioned, occurrences, relevant, required_labels, verdict
 from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .spec import parse_spec
@@ -255,6 +255,13 @@ SCAN = 512             # recordings holding the named classes a look-up reads at
 FILL_DRAWS = 96        # recordings drawn at random to fill a group the recordings hold no whole member for
 
 
+def _clean(named: frozenset[str], clip: Clip) -> bool:
+    """Does the recording hold no look-alike of a class the query names (`phrases.LOOKALIKES`), nor the query
+    name two look-alikes? A listener could hear its text true or false through one."""
+    held = clip.classes | named
+    return not any(lookalikes({label}) & held for label in named)
+
+
 def _answering(version, index: _Index, nos, taken: set[int], rng) -> Optional[int]:
     """The first recording found (in random order, SCAN at most), not taken, that answers YES to the `version`
     and NO to every query of `nos`. The first, not one busy as the positive: choosing each the nearest to
@@ -263,9 +270,11 @@ def _answering(version, index: _Index, nos, taken: set[int], rng) -> Optional[in
     (`_Index.drawn`), so taken as found no candidate's busyness tells the positive."""
     pool = index.pool(frozenset(required_labels(version)))
     looked_at = rng.permutation(len(pool)) if len(pool) <= SCAN else rng.choice(len(pool), SCAN, replace=False)
+    named = frozenset(mentioned(nos[0]))            # the query's own (`nos` opens with the query)
     for i in looked_at:
         clip = index.clips[pool[int(i)]]
-        if pool[int(i)] not in taken and relevant(version, clip.events) is YES and _answers_no(nos, clip):
+        if pool[int(i)] not in taken and relevant(version, clip.events) is YES and _answers_no(nos, clip) and \
+                _clean(named, clip):
             return pool[int(i)]
     return None
 
@@ -332,6 +341,7 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     partners = lasts_partners(clip_seconds, tolerance)
     group, whole = _member(atoms, positive, [atoms], index, set(), sizes[0], partners, rng)
     outside = _outside(atoms)
+    named = frozenset(mentioned(atoms))
     own, members, lone = len(group), int(whole), []
     if not whole:          # the recordings hold part of the positive's member only: every member as large
         sizes = [own] * (candidates // own) + [candidates % own] * bool(candidates % own)
@@ -339,7 +349,8 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
         for _ in range(TRIES):
             base = index.drawn(len(shape.relates), rng)
             bound = _binding(shape, index.clips[base], index, tolerance, clip_seconds, rng)
-            if bound is None or base in group or not _answers_no(outside, index.clips[base]):
+            if bound is None or base in group or not _answers_no(outside, index.clips[base]) or \
+                    not _clean(named, index.clips[base]):
                 continue
             member, complete = _member(bound[0], base, outside, index, set(group), member_size, partners, rng)
             if complete:
@@ -350,7 +361,8 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     lone = [i for i in dict.fromkeys(lone) if i not in group]
     while len(group) < candidates:         # where the recordings hold no whole member: bases alone, then any
         pool = lone or [int(i) for i in dict.fromkeys(rng.integers(len(index.clips), size=FILL_DRAWS))
-                        if int(i) not in group and _answers_no(outside, index.clips[int(i)])]
+                        if int(i) not in group and _answers_no(outside, index.clips[int(i)]) and
+                        _clean(named, index.clips[int(i)])]
         if not pool:                       # recordings the query is no for, the first found
             break
         group.append(pool[0])
@@ -389,6 +401,8 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
             if bound is None:
                 continue
             atoms, words = bound
+            if not _clean(frozenset(mentioned(atoms)), index.clips[positive]):
+                continue
             phrases = {role: (label if role == "n" else phrase_for(label)) for role, label in words.items()}
             texts = [t for t in (render(t, phrases) for t in templates(style, shape.name)) if t not in forbidden]
             if not texts:

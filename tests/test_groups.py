@@ -186,3 +186,21 @@ def test_the_four_sound_mix_is_closed_and_each_flip_keeps_the_timeline(by_label)
             assert sum(verdict(atom, by_label_) is NO for atom in plan.atoms) == 1
         failing = sorted(tuple(verdict(atom, occurrences(e)) is NO for atom in plan.atoms) for e in events.values())
         assert len(set(failing)) >= (8 if len(plan.hard_negatives) == 3 else 2)   # the cube: its eight versions
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_no_clip_holds_a_lookalike_of_a_sound_the_query_names(by_label, task):
+    """A listener may take a steady dial tone for a tone alternating between two pitches (110 of 1,240 synthetic
+    queries read otherwise so): the query names no two look-alikes, no candidate holds a look-alike of a sound
+    it names, and the positive none of a sound it lacks."""
+    from generation.phrases import LOOKALIKES, lookalikes
+
+    seen = set()
+    for plan in plans(by_label, task, 40):
+        named = set(mentioned(plan.atoms))
+        assert not any(pair <= named for pair in LOOKALIKES), plan.text
+        for candidate in plan.candidates:
+            held = {e.label for e in candidate.events}
+            assert not held & lookalikes(named), (plan.text, held)
+            seen |= held
+    assert seen & set().union(*LOOKALIKES), "the bank's look-alikes are drawn at all"

@@ -185,7 +185,7 @@ CLASSES = {
     "tremolo_tone": (tremolo_tone, "a pulsing tremolo tone", "continuous"),
     "warble_tone": (warble_tone, "a warbling tone", "continuous"),
     "crackle": (crackle, "random crackling clicks", "continuous"),
-    "dial_tone": (dial_tone, "a two-note dial tone", "continuous"),
+    "dial_tone": (dial_tone, "a steady dial tone", "continuous"),
     "two_tone_alternation": (two_tone_alternation, "a tone alternating between two pitches", "continuous"),
     "rising_chirp": (rising_chirp, "a rising chirp", "discrete"),
     "falling_chirp": (falling_chirp, "a falling chirp", "discrete"),

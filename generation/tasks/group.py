@@ -12,6 +12,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..phrases import lookalikes
 from ..relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, mentioned, relevant
 from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
@@ -183,7 +184,8 @@ def _excluded(shape: Shape, scene: Scene, unmentioned: set[str], reach: dict, ro
     places = [spare[i] for i in rng.permutation(len(spare))] + [others[i] for i in rng.permutation(len(others))]
     chosen: dict = {}
     for role in shape.absent_roles:
-        taken = frozenset(scene.labels() | {s.label for s in chosen.values()})
+        held = scene.labels() | {s.label for s in chosen.values()}
+        taken = frozenset(held | lookalikes(held))      # the positive holds no look-alike of a sound it lacks
         drawn = ((place, draw(_excluded_need(shape, scene.slot(place), reach, room, strict), taken))
                  for strict in (True, False) for place in places)
         place, sound = next(((place, sound) for place, sound in drawn if sound is not None), (None, None))
@@ -389,11 +391,17 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         one the query names, nor one another member relates: every member's related sounds are then as rare
         in the group as the query's own (reusing only the others' made the positive's member the one whose
         sounds the others share least: 28 % listwise on overlap), and a small bank's classes are reused
-        evenly (reusing any, the first member's, drawn new, were the ones later members shared most: 22 %)."""
-        sound = picker.pick(need, exclude=own | named | relating, uses=uses)
+        evenly (reusing any, the first member's, drawn new, were the ones later members shared most: 22 %). Never a
+        look-alike (`phrases.LOOKALIKES`) of a class the query names: a listener could hear the text true of a
+        negative through it."""
+        sound = picker.pick(need, exclude=own | named | relating | lookalikes(named), uses=uses)
         if sound is not None:
             uses[sound.label] += 1
         return sound
+
+    def draw_unlike_related(need: Need, own=frozenset()):
+        """`draw`, and no look-alike of a sound any member relates (an excluded sound, drawn after them)."""
+        return draw(need, own | lookalikes(relating))
 
     relates = shape.relates
     cycle_need = {shape.need(r) for r in relates}
@@ -407,7 +415,13 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     ringed = stride and (not shape.absent or shape.tested == shape.absent)
     if ringed and len(cycle_need) == 1 and members_count >= 3 and \
             members_count * stride <= len(picker.eligible(next(iter(cycle_need)))):
-        ring = [draw(next(iter(cycle_need))) for _ in range(members_count * stride)]
+        ring = []
+        for _ in range(members_count * stride):
+            ring.append(draw(next(iter(cycle_need))))
+            if ring[-1] is None:
+                return None
+            if len(ring) <= len(relates):            # the query's own sounds, named as soon as drawn
+                named.add(ring[-1].label)
         related = [[ring[(j * stride + i) % len(ring)] for i in range(len(relates))] for j in range(members_count)]
     else:
         related = []
@@ -415,10 +429,11 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             chosen = []
             for role in relates:
                 chosen.append(draw(shape.need(role), frozenset(s.label for s in chosen if s)))
+                if chosen[-1] is None:
+                    return None
+                if not related:                       # the first member's are the query's: named as drawn
+                    named.add(chosen[-1].label)
             related.append(chosen)
-    if any(s is None for member in related for s in member):
-        return None
-    named.update(s.label for s in related[0])
     relating.update(s.label for member in related for s in member)
     # Every member's hard negatives put the query's excluded sounds in the place of the same sounds (those
     # they replace in the positive's member): each excluded sound is then held by as many candidates as the
@@ -445,7 +460,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             scene = _with_replaced(scene, shape, shared, unmentioned, reach, rng)
         absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))   # the group's, once drawn
         if j == 0 and shape.absent:
-            absent = _excluded(shape, scene, unmentioned, reach, layout.room, draw, rng)
+            absent = _excluded(shape, scene, unmentioned, reach, layout.room, draw_unlike_related, rng)
             if absent is None:
                 return None
         if j == 0:
@@ -548,7 +563,8 @@ def _unmentioned(shape: Shape, layout: Layout, sounds: dict, draw, named=frozens
     role -> continuous, the group's, so every clip holds the same kinds of unmentioned sound in the same places
     (drawn freely, a member with no place of an excluded sound's kind failed the group: a third of negation's
     attempts, and the kept groups were those whose members' kinds happened to agree)."""
-    kept = {role: sound for role, sound in (drawn or {}).items() if sound.label not in named}
+    kept = {role: sound for role, sound in (drawn or {}).items()
+            if sound.label not in named and sound.label not in lookalikes(named)}
     own = set(named) | {s.label for s in sounds.values()} | {s.label for s in kept.values()}
     extra = {}
     fillers = [f"f{i}" for i in range(layout.blocks + layout.inner)]
