@@ -87,6 +87,60 @@ def test_order_templates_agree_with_time_on_half_the_pairs():
             assert np.mean(agree) == 0.5, (style, name)
 
 
+DIRECTED = ("before", "longer")        # relations whose two sounds play different parts: x earlier, x longer
+
+
+def unbalanced_directions(templates, atoms) -> list[str]:
+    """The directed atoms (x before y, x longer than y) whose x the templates name (first mention) before y in
+    other than exactly half of them."""
+    found = []
+    for atom in atoms:
+        if atom.relation in DIRECTED:
+            x, y = atom.args[:2]
+            forward = sum(t.index("{" + x + "}") < t.index("{" + y + "}") for t in templates)
+            if forward * 2 != len(templates):
+                found.append(f"{atom.relation} {x} {y}: {x} named first in {forward} of {len(templates)}")
+    return found
+
+
+def test_directed_pairs_are_named_each_way_in_half_a_shapes_templates():
+    """A rule that reads only the order in which the text names sounds must gain nothing, in either direction:
+    for every atom that orders or compares two sounds (x before y, x longer than y), the templates naming x
+    before y are exactly half of the shape's, so each such shape has an even number of templates. A bound
+    one way is not enough: the rule may as well bet on the other direction. The audit found such rules above
+    their ties where a pair was named one way more often: on longer-absent "the first-named wanted sound is
+    the shorter" (1 of 3 named the longer first: +16 points), on longer-chain "the last-named sound is the
+    shortest" (+8), on before-overlap-absent "the second-named sound is heard first" (1 of 4: +4.5)."""
+    bad = [f"{style} {name}: {problem}" for style, table in STYLES.items() for name, shape in SHAPES.items()
+           for problem in unbalanced_directions(table[name], shape.symbolic_atoms())]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_naming_direction_rule_catches_what_it_should():
+    longer_absent = SHAPES["longer-absent"].symbolic_atoms()
+    shorter_first = ("{a} lasting much longer than {b}, and no sign of {z} anywhere in the clip",   # as they were
+                     "{b}, much shorter than {a}, and no trace of {z} anywhere in the clip",
+                     "no trace of {z}, but {b}, with {a} lasting much longer")
+    assert unbalanced_directions(shorter_first, longer_absent)                       # 1 of 3
+    assert unbalanced_directions(shorter_first[:1] * 3 + shorter_first[1:2], longer_absent)  # 3 of 4: other way
+    assert not unbalanced_directions(shorter_first + ("no sign of {z} anywhere, but {a} going on far longer "
+                                                      "than {b}",), longer_absent)
+    mix = SHAPES["before-overlap-absent"].symbolic_atoms()
+    later_first = ("{b} after {a}, and {c} at the same time as {b}, and no sign of {z} anywhere in the clip",
+                   "no trace of {z} anywhere, but {a} and later {b}, with {c} overlapping with {b}")
+    assert not unbalanced_directions(later_first, mix)
+    assert unbalanced_directions(later_first + later_first[:1], mix)           # odd: never half
+    # the first mention counts: the third names b first (then a before b again), the fourth a first
+    assert not unbalanced_directions(later_first + (
+        "{b} together with {c}, {a} before {b}, and no sign of {z} anywhere in the clip",
+        "no sign of {z} anywhere, but {a} some time before {b}, and {b} together with {c}"), mix)
+    assert unbalanced_directions(later_first + later_first[1:] * 2, mix)      # 3 of 4 name a first
+    chain = SHAPES["longer-chain"].symbolic_atoms()               # each atom on its own: a-b balanced, b-c not
+    assert unbalanced_directions(("{a} lasting much longer than {b}, and {c} much shorter still",
+                                  "{b}, much shorter than {a} but much longer than {c}"), chain) == \
+        ["longer b c: b named first in 2 of 2"]
+
+
 # What a template may say, by the relation it expresses: each template must say every relation its shape's
 # atoms hold and no other; words that place a sound absolutely (an unmentioned sound may come before or
 # after) or claim more than the margins ("during": containment; "briefly": an absolute length) never.

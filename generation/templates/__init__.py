@@ -3,9 +3,10 @@
 A style maps every query shape (see generation/tasks) to plain format strings over the shape's roles:
 {a} {b} {c} (the sounds it relates, in temporal order where order is tested), {z} {z2} (sounds that must
 be absent) and {n} (seconds). Phrases carry their article ("a dog barking", "rain"), so a template never
-adds one. Where a shape tests order, its templates say the sounds in temporal order as often as there are
-candidates with all of them (half the time for two sounds, a third for three): a rule that ranks the
-first-mentioned sound first then does no better than recognising the sounds (see docs/design.md).
+adds one. Where a shape tests order or length, each ordered pair (x before y, x longer than y) is named x
+first in exactly half of its templates, and all the related sounds in temporal order in at most 1 / (order
+flips + 1) of them: a rule reading the order the words name the sounds in then does no better than
+recognising the sounds, in either direction (see docs/design.md).
 To add a style: write a module with a TEMPLATES dict like natural.py and add it to STYLES.
 
 Holding templates out (does a model compose, or memorise sentences?): `STYLE:seen` draws only on the

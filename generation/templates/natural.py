@@ -10,7 +10,9 @@ sound) nor "separately" (it also reads as "can be told apart"); lengths relative
 seconds", never "briefly" (no atom bounds the shorter sound's own length) nor "for much longer" (it also
 reads as "ends later"). Where an absence joins a relation, it is a clip-level clause of its own, first
 ("no trace of Z, but ...") or last with "anywhere in the clip": "B, after A, but not Z" also reads as "after
-A but not after Z". tests/test_phrases.py checks each template's relation words against its shape's atoms."""
+A but not after Z". Every ordered or compared pair (A before B, A longer than B) is named in its own direction
+in exactly half of its shape's templates, so that a rule reading only the naming order gains nothing either way.
+tests/test_phrases.py checks each template's relation words against its shape's atoms."""
 
 TEMPLATES = {
     # negation
@@ -75,25 +77,25 @@ TEMPLATES = {
         "{b} at the same time as {a}, and {c} after {a}",
         "{a} overlapping with {b}, and {a} earlier than {c}",
         "{c} after {a}, with {b} at the same time as {a}",
-        "{a} before {c}, and {a} and {b} at the same time",
+        "{c} later than {a}, and {a} and {b} at the same time",
     ),
     "apart-before": (
         "{b} at a different time from {a}, and {c} after {a}",
         "{a} and {b} at different times, and {a} earlier than {c}",
         "{c} after {a}, with {b} at a separate time from {a}",
-        "{a} before {c}, and {b} at a separate time from {a}",
+        "{c} later than {a}, and {a} and {b} at different times",
     ),
     "overlap-after": (
         "{b} at the same time as {a}, and {c} before {a}",
         "{c} before {a}, and {a} overlapping with {b}",
         "{a} overlapping with {b}, and {a} after {c}",
-        "{a} later than {c}, with {b} at the same time as {a}",
+        "{c} earlier than {a}, with {b} at the same time as {a}",
     ),
     "apart-after": (
         "{b} at a different time from {a}, and {c} before {a}",
         "{c} before {a}, and {a} and {b} at different times",
         "{a} and {b} at different times, and {a} after {c}",
-        "{a} later than {c}, with {b} at a separate time from {a}",
+        "{c} earlier than {a}, with {b} at a separate time from {a}",
     ),
     # duration
     "longer": (
@@ -102,11 +104,13 @@ TEMPLATES = {
         "{a} going on far longer than {b}",
         "{b}, with {a} lasting much longer",
     ),
-    "longer-chain": (
+    "longer-chain": (                            # each order of naming the three sounds once
         "{a} lasting much longer than {b}, and {c} much shorter still",
         "{c}, {b} lasting much longer, and {a} much longer still",
         "{b}, much shorter than {a} but much longer than {c}",
         "{b} lasting much longer than {c} but much shorter than {a}",
+        "{a} and {c}, respectively much longer and much shorter than {b}",
+        "{c} and {a}, much shorter and much longer than {b} respectively",
     ),
     "lasts": (
         "{a} for about {n} seconds",
@@ -134,6 +138,7 @@ TEMPLATES = {
     "longer-absent": (
         "{a} lasting much longer than {b}, and no sign of {z} anywhere in the clip",
         "{b}, much shorter than {a}, and no trace of {z} anywhere in the clip",
+        "no sign of {z} anywhere, but {a} going on far longer than {b}",
         "no trace of {z}, but {b}, with {a} lasting much longer",
     ),
     "lasts-present-absent": (
@@ -146,13 +151,13 @@ TEMPLATES = {
         "{b} after {a}, and {c} at the same time as {b}, and no sign of {z} anywhere in the clip",
         "no trace of {z} anywhere, but {a} and later {b}, with {c} overlapping with {b}",
         "{c} and {b} at the same time, {b} after {a}, and no sign of {z} anywhere in the clip",
-        "no sign of {z} anywhere, but {b} some time after {a}, and {b} together with {c}",
+        "no sign of {z} anywhere, but {a} some time before {b}, and {b} together with {c}",
     ),
     "before-apart-absent": (
         "{b} after {a}, and {c} at a different time from {b}, and no sign of {z} anywhere in the clip",
         "no trace of {z} anywhere, but {a} and later {b}, with {b} and {c} at different times",
         "{c} and {b} at different times, {b} after {a}, and no sign of {z} anywhere in the clip",
-        "no sign of {z} anywhere, but {b} some time after {a}, and {c} at a separate time from {b}",
+        "no sign of {z} anywhere, but {a} some time before {b}, and {c} at a separate time from {b}",
     ),
     "after-overlap-absent": (
         "{b} together with {c}, and {a} after {b}, and no sign of {z} anywhere in the clip",
@@ -160,26 +165,31 @@ TEMPLATES = {
         "no trace of {z} anywhere, but {a} some time after {b}, with {b} and {c} at the same time",
         "no sign of {z} anywhere, but {c} at the same time as {b}, and {b} earlier than {a}",
     ),
-    # the paper's four-sound mix (--profile paper): a third of each in temporal order
+    # the paper's four-sound mix (--profile paper): each ordered pair named each way in half, one of four in
+    # temporal order
     "lasts-before-overlap": (
         "{a} for about {n} seconds, {b} after {a}, {c} after {b}, and {d} at the same time as {c}",
-        "{c} and {d} at the same time, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
         "{b} after {a}, {d} overlapping with {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
+        "{a} lasting roughly {n} seconds, {d} together with {c}, {a} earlier than {b}, and {c} later than {b}",
+        "{c} and {d} at the same time, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
     ),
     "lasts-before-apart": (
         "{a} for about {n} seconds, {b} after {a}, {c} after {b}, and {d} at a different time from {c}",
-        "{c} and {d} at different times, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
         "{b} after {a}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
+        "{a} lasting roughly {n} seconds, {d} at a separate time from {c}, {a} earlier than {b}, and {c} later than {b}",
+        "{c} and {d} at different times, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
     ),
     "lasts-after-overlap": (
         "{b} before {a}, {a} for about {n} seconds, {c} after {b}, and {d} at the same time as {c}",
         "{c} and {d} at the same time, {c} later than {b}, {a} later than {b}, and about {n} seconds of {a}",
         "{a} after {b}, {d} overlapping with {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
+        "{a} for about {n} seconds, {d} at the same time as {c}, {a} after {b}, and {c} also after {b}",
     ),
     "lasts-after-apart": (
         "{b} before {a}, {a} for about {n} seconds, {c} after {b}, and {d} at a different time from {c}",
         "{c} and {d} at different times, {c} later than {b}, {a} later than {b}, and about {n} seconds of {a}",
         "{a} after {b}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
+        "{a} for about {n} seconds, {d} at a different time from {c}, {a} after {b}, and {c} also after {b}",
     ),
     "after-apart-absent": (
         "{b} before {a}, and {c} at a different time from {b}, and no sign of {z} anywhere in the clip",

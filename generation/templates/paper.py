@@ -1,9 +1,9 @@
 """The paper's text style (`--text-style paper`, the `--profile paper` default): every query a request, "Find an
 audio clip that contains A and B, but does not contain C", "... with A lasting for about 20 seconds", "... in
 which C and D overlap". Same roles and rules as `natural.py` (relative order only, no absolute place and no
-adjacency, as often against temporal order as with it; an absence joined to a relation is its own clip-level
-clause: "without Z, with ..." first, or "but does not contain Z" / "and no trace of Z anywhere in the clip"
-last; tests/test_phrases.py checks every template)."""
+adjacency; each ordered or compared pair named in its own direction in exactly half of a shape's templates; an
+absence joined to a relation is its own clip-level clause: "without Z, with ..." first, or "but does not contain
+Z" / "and no trace of Z anywhere in the clip" last; tests/test_phrases.py checks every template)."""
 
 FIND = "find an audio clip "
 
@@ -58,38 +58,42 @@ TEMPLATES = _requests({
     ),
     "overlap-before": (
         "with {b} at the same time as {a}, and {c} after {a}",
-        "with {a} overlapping with {b}, and {a} earlier than {c}",
-        "with {c} after {a}, and {b} at the same time as {a}",
+        "with {c} later than {a}, and {a} overlapping with {b}",
         "in which {a} and {b} overlap, and {c} after {a}",
+        "with {c} after {a}, and {b} at the same time as {a}",
     ),
     "apart-before": (
         "with {b} at a different time from {a}, and {c} after {a}",
         "with {a} and {b} at different times, and {a} earlier than {c}",
         "with {c} after {a}, and {b} at a separate time from {a}",
-        "with {a} before {c}, and {b} at a separate time from {a}",
+        "with {c} later than {a}, and {a} and {b} at different times",
     ),
     "overlap-after": (
         "with {b} at the same time as {a}, and {c} before {a}",
         "with {c} before {a}, and {a} overlapping with {b}",
         "in which {a} and {b} overlap, and {a} after {c}",
-        "with {a} later than {c}, and {b} at the same time as {a}",
+        "with {c} earlier than {a}, and {b} at the same time as {a}",
     ),
     "apart-after": (
         "with {b} at a different time from {a}, and {c} before {a}",
         "with {c} before {a}, and {a} and {b} at different times",
         "with {a} and {b} at different times, and {a} after {c}",
-        "with {a} later than {c}, and {b} at a separate time from {a}",
+        "with {c} earlier than {a}, and {b} at a separate time from {a}",
     ),
     # duration
     "longer": (
         "with {a} lasting much longer than {b}",
         "with {b}, much shorter than {a}",
+        "that contains {a} going on far longer than {b}",
         "with {b}, and {a} lasting much longer",
     ),
-    "longer-chain": (
+    "longer-chain": (                            # each order of naming the three sounds once
         "with {a} lasting much longer than {b}, and {c} much shorter still",
         "with {c}, {b} lasting much longer, and {a} much longer still",
         "with {b}, much shorter than {a} but much longer than {c}",
+        "with {b} lasting much longer than {c} but much shorter than {a}",
+        "that contains {a} and {c}, respectively much longer and much shorter than {b}",
+        "with {c} and {a}, much shorter and much longer than {b} respectively",
     ),
     "lasts": (
         "with {a} lasting for about {n} seconds",
@@ -116,6 +120,7 @@ TEMPLATES = _requests({
     "longer-absent": (
         "that contains {a} lasting much longer than {b}, but does not contain {z}",
         "with {b}, much shorter than {a}, and no trace of {z} anywhere in the clip",
+        "without {z}, but with {a} going on far longer than {b}",
         "without {z}, with {b}, and {a} lasting much longer",
     ),
     "lasts-present-absent": (
@@ -127,13 +132,13 @@ TEMPLATES = _requests({
         "with {b} after {a}, and {c} at the same time as {b}, and no trace of {z} anywhere in the clip",
         "without {z}, with {a} earlier than {b}, and {b} overlapping with {c}",
         "in which {b} and {c} overlap, with {b} after {a}, and which does not contain {z}",
-        "that contains {b} some time after {a}, and {b} together with {c}, but does not contain {z}",
+        "that contains {a} some time before {b}, and {b} together with {c}, but does not contain {z}",
     ),
     "before-apart-absent": (
         "with {b} after {a}, and {c} at a different time from {b}, and no trace of {z} anywhere in the clip",
         "without {z}, with {a} earlier than {b}, and {b} and {c} at different times",
         "in which {c} and {b} occur at different times, with {b} after {a}, and which does not contain {z}",
-        "that contains {b} some time after {a}, and {c} at a separate time from {b}, but does not contain {z}",
+        "that contains {a} some time before {b}, and {c} at a separate time from {b}, but does not contain {z}",
     ),
     "after-overlap-absent": (
         "with {b} and {c} at the same time, and {a} after {b}, and no trace of {z} anywhere in the clip",
@@ -144,25 +149,31 @@ TEMPLATES = _requests({
     # the four-sound mix: "A for about N seconds, then B, and then C and D overlap"
     "lasts-before-overlap": (
         "with {a} lasting for about {n} seconds, {b} after {a}, {c} after {b}, and {c} and {d} overlapping",
-        "in which {c} and {d} overlap, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
         "with {b} after {a}, {d} at the same time as {c}, {c} after {b}, and {a} lasting for about {n} seconds",
+        "with {a} lasting for about {n} seconds, {d} overlapping with {c}, {a} earlier than {b}, and {c} later than {b}",
+        "in which {c} and {d} overlap, {c} later than {b}, {b} later than {a}, and about {n} seconds of {a}",
     ),
     "lasts-before-apart": (
         "with {a} lasting for about {n} seconds, {b} after {a}, {c} after {b}, and {c} and {d} at different times",
+        "with {b} after {a}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting for about {n} seconds",
+        "with {a} lasting for about {n} seconds, {d} at a separate time from {c}, {a} earlier than {b}, "
+        "and {c} later than {b}",
         "in which {c} and {d} occur at different times, {c} later than {b}, {b} later than {a}, and about "
         "{n} seconds of {a}",
-        "with {b} after {a}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting for about {n} seconds",
     ),
     "lasts-after-overlap": (
         "with {b} before {a}, {a} lasting for about {n} seconds, {c} after {b}, and {c} and {d} overlapping",
         "in which {c} and {d} overlap, {c} later than {b}, {a} later than {b}, and about {n} seconds of {a}",
         "with {a} after {b}, {d} at the same time as {c}, {c} after {b}, and {a} lasting for about {n} seconds",
+        "with {a} lasting for about {n} seconds, {d} overlapping with {c}, {a} after {b}, and {c} also after {b}",
     ),
     "lasts-after-apart": (
         "with {b} before {a}, {a} lasting for about {n} seconds, {c} after {b}, and {c} and {d} at different times",
         "in which {c} and {d} occur at different times, {c} later than {b}, {a} later than {b}, and about "
         "{n} seconds of {a}",
         "with {a} after {b}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting for about {n} seconds",
+        "with {a} lasting for about {n} seconds, {d} at a different time from {c}, {a} after {b}, "
+        "and {c} also after {b}",
     ),
     "after-apart-absent": (
         "with {b} before {a}, and {c} at a different time from {b}, and no trace of {z} anywhere in the clip",
