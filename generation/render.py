@@ -64,12 +64,11 @@ def heard_together(bank, x: Event, y: Event) -> float:
     overlaps were heard together for under 0.5 s at a stretch). Levels are the ear's: power over HEARING_SECONDS
     windows every FRAME_SECONDS, so a click train's gaps between clicks, or a single 10 ms dip, do not cut the
     stretch (measured frame by frame, where the frame grid fell flipped 15 of 198 ESC-50 verdicts)."""
-    rate, frame = bank.sample_rate, int(FRAME_SECONDS * bank.sample_rate)
+    frame, width = int(FRAME_SECONDS * bank.sample_rate), round(HEARING_SECONDS / FRAME_SECONDS)
     start, end = max(x.onset, y.onset), min(x.offset, y.offset)
     if end <= start:
         return 0.0
-    span = slice(round(start / FRAME_SECONDS), round(end / FRAME_SECONDS))
-    window = np.ones(round(HEARING_SECONDS / FRAME_SECONDS)) / round(HEARING_SECONDS / FRAME_SECONDS)
+    span, window = slice(round(start / FRAME_SECONDS), round(end / FRAME_SECONDS)), np.full(width, 1 / width)
     levels, heard = [], []
     for event in (x, y):
         power = frame_rms(render((event,), bank, float(event.offset) + 0.01), frame) ** 2
