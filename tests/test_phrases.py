@@ -157,8 +157,7 @@ RELATION_WORDS = {
 ADJACENCY = re.compile(r"\b(?:followed|preceded) by\b")
 OTHER_READING = re.compile(r"\bseparately\b|\bfor much longer\b")
 CLAIMS_MORE = re.compile(r"\b(?:first|finally|at the end|at the start|at last|last|beginning|during|briefly|"
-                         r"immediately|right after|just after|only|exactly|followed by|preceded by|separately|"
-                         r"for much longer)\b")
+                         r"immediately|right after|just after|only|exactly)\b")
 
 
 def test_every_template_says_its_constraint_and_nothing_more():
@@ -195,9 +194,7 @@ def test_the_one_reading_rule_catches_what_it_should():
 
 
 def test_the_rule_set_on_relations_catches_what_it_should():
-    for wrong in ("first {a}, then {b}", "{b} during {a}", "{a}, and finally {b}", "{b} only briefly",
-                  "{a} followed by {b}", "{b}, preceded by {a}", "{b} and {a}, heard separately",
-                  "{b}, and {a} for much longer"):
+    for wrong in ("first {a}, then {b}", "{b} during {a}", "{a}, and finally {b}", "{b} only briefly"):
         assert CLAIMS_MORE.search(wrong), wrong
     assert {r for r, w in RELATION_WORDS.items() if re.search(w, "{a} and {b} at the same time, without {z}")} == \
         {"overlap", "absent"}
