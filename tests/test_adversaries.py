@@ -162,6 +162,29 @@ def test_an_excluded_sound_is_held_as_often_as_the_sound_it_replaces(by_label, s
     assert len(gaps) == 30 and not any(gaps), gaps
 
 
+@pytest.mark.parametrize("shape", ["present-absent", "two-present-absent"])
+def test_no_named_sound_is_held_more_often_and_the_positive_has_a_mirror(by_label, shape):
+    """A ring of windows (`generation/tasks/ring.py`): every named sound is held by as many candidates, and
+    renaming the excluded sound as the present one next to it maps the group on itself with the positive on
+    another candidate, so a rule blind to which named sound is excluded ties the two (as members, every flip
+    held the excluded sound: five candidates to the wanted one's two, and "the candidate holding the named sound
+    fewest hold" found every positive of present-absent)."""
+    for plan in plans(by_label, "negation", shape, 30):
+        clips = {c.clip_id: frozenset(e.label for e in c.events) for c in plan.candidates}
+        named = {label for atom in plan.atoms for label in atom.labels}
+        assert len({sum(label in held for held in clips.values()) for label in named}) == 1, plan.text
+        excluded = next(atom.labels[0] for atom in plan.atoms if atom.relation == "absent")
+        patterns = Counter(held & named for held in clips.values())
+
+        def renamed(held, present):
+            return frozenset({excluded: present, present: excluded}.get(label, label) for label in held)
+        mirrored = [present for present in clips[plan.positive] & named
+                    if Counter({renamed(p, present): n for p, n in patterns.items()}) == patterns]
+        assert mirrored, plan.text
+        mirror = renamed(clips[plan.positive] & named, mirrored[0])
+        assert [c for c, held in clips.items() if held & named == mirror] != [plan.positive], plan.text
+
+
 def test_only_the_positives_member_holds_as_many_named_sounds_in_a_mix_with_an_excluded_one(by_label):
     """Where a mix query excludes a sound and tests a relation besides, the clips holding as many of the named
     sounds as the positive are its own member's versions (every flip keeps the clip's lengths): with the

@@ -18,6 +18,8 @@ from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits, fits_where_moved
 from .members import member_sizes, part, positive_first, subsets
+from .ring import ring_scenes
+from .ring import fits as ring_fits
 from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
@@ -282,7 +284,8 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
     for attempt in range(MAX_ATTEMPTS):
         if attempt >= MAX_ATTEMPTS // 2:        # this shape is not to be had from this bank: any other
             shape = draw_shape(shapes, rng, weights)
-        plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
+        plan = _try_ring(task, shape, query_id, picker, candidates, clip_seconds, events, style) \
+            if ring_fits(shape, candidates) else _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
         if plan is NO_CLOSURE and attempt >= CLOSED_ATTEMPTS:   # no free place left for the flips at once: a star
             plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style, closed=False)
         if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts and \
@@ -493,23 +496,55 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             return None
         scenes.append(_scene(shape, layout, {**sounds, **extra}, shape.lengths(rng, parameters), picker))
     ordered = scenes[:candidates]
+    hard = [i for i, version in enumerate(members[0][0][:candidates]) if i and version in singles]
+    return _published(task, shape, query_id, ordered, hard, words, parameters, picker, clip_seconds, style)
+
+
+def _published(task, shape: Shape, query_id, scenes: list[Scene], hard: list[int], words: dict, parameters: dict,
+               picker: SoundPicker, clip_seconds: float, style: str) -> Optional[QueryPlan]:
+    """The query of a group's `scenes` (the positive's first; `hard`: its hard negatives' indexes), each
+    verified with `relevant`, shuffled; None when a scene does not fit, two are alike or a verdict is wrong."""
+    rng = picker.rng
     atoms = tuple(shape.atoms(words))
-    timelines = [s.events(clip_seconds) for s in ordered]
+    timelines = [s.events(clip_seconds) for s in scenes]
     if any(t is None for t in timelines) or len(set(timelines)) != len(timelines):
         return None
     verdicts = [relevant(atoms, t) for t in timelines]
     if verdicts[0] is not YES or any(v is not NO for v in verdicts[1:]):
         return None
-    order = rng.permutation(candidates)
+    order = rng.permutation(len(scenes))
     clips = tuple(Candidate(f"{query_id}-{pos:02d}", timelines[i]) for pos, i in enumerate(order))
     position = np.argsort(order)          # where each planned scene landed
     positive = clips[position[0]].clip_id
-    hard_ids = tuple(sorted(clips[position[i]].clip_id for i, version in enumerate(members[0][0][:candidates])
-                            if i and version in singles))
+    hard_ids = tuple(sorted(clips[position[i]].clip_id for i in hard))
     phrases = {role: picker.by_label[label][0].phrase for role, label in words.items() if role not in parameters}
     options = templates(style, shape.name)
     text = render(options[rng.integers(len(options))], {**phrases, **parameters})
     return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, positive, hard_ids)
+
+
+def _try_ring(task, shape: Shape, query_id, picker: SoundPicker, candidates, clip_seconds, events,
+              style) -> Optional[QueryPlan]:
+    """A negation group as a ring of windows (`ring.py`): every class drawn as `_try_group`'s `draw` does."""
+    uses: Counter = Counter()
+
+    def draw(need: Need, exclude):
+        sound = picker.pick(need, exclude=exclude, uses=uses)
+        if sound is not None:
+            uses[sound.label] += 1
+        return sound
+
+    def room_for(blocks: int) -> Optional[float]:
+        room = (clip_seconds - MARGIN - (blocks - 1) * GAP_SECONDS[1]) / blocks
+        return min(LONGEST_FREE, room) if room >= ROOM_PER_BLOCK else None
+
+    drawn = ring_scenes(shape, candidates, events, room_for, draw, lambda sound, room: _free_seconds(sound, room, picker.rng),
+                        GAIN_DB, GAP_SECONDS, picker.rng)
+    if drawn is None:
+        return None
+    scenes, words = drawn
+    return _published(task, shape, query_id, scenes, [1], words, {}, picker, clip_seconds, style)
+
 
 def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, rng) -> list[Scene]:
     """The versions a member of `size` keeps of its closure (`closure`: all but the base `scene`), the base

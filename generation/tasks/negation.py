@@ -7,6 +7,7 @@ from .shape import Shape, Task
 class PresentAbsent(Shape):
     name = "present-absent"
     absent = 1
+    ring = 2
 
     def atoms(self, w):
         return [Atom("present", (w["a"],)), Atom("absent", (w["z"],))]
@@ -16,6 +17,7 @@ class TwoPresentAbsent(Shape):
     name = "two-present-absent"
     relates = ("a", "b")
     absent = 1
+    ring = 3
 
     def atoms(self, w):
         return [Atom("present", (w["a"],)), Atom("present", (w["b"],)), Atom("absent", (w["z"],))]
