@@ -14,7 +14,13 @@ when the interval excludes it, above or below:
   group's structure), `continuous` (continuous sounds, the bank's kind), `sounding` (seconds any sound plays),
   `events`, `level` (summed gain);
 * text-aware, tie = bag-of-sounds counting the named sounds present (ties by expectation): `least-busy`
-  (ties broken by the fewest unnamed sounds) and `fewest-events` (by the fewest events).
+  (ties broken by the fewest unnamed sounds) and `fewest-events` (by the fewest events);
+* name-blind, knowing which sounds the query names but not which it excludes, tie = the count tie (one over
+  the candidates holding as many named sounds as the positive, `relation_blind.group_count_tie`), each among
+  those candidates: `renaming` (the best such rule: one over the candidates whose named sounds the
+  positive's become under a renaming of the named sounds that maps the group's patterns on themselves),
+  `rarest-named` (the candidate holding the named sound fewest candidates hold) and `commonest-least` (the
+  candidate whose commonest named sound is held least).
 """
 from __future__ import annotations
 
@@ -22,7 +28,8 @@ import argparse
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
+from itertools import permutations
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from generation.config import GenerateConfig                                              # noqa: E402
 from generation.pipeline import plan_split                                                # noqa: E402
 from generation.relations import mentioned                                                # noqa: E402
+from evaluation.systems.relation_blind import group_count_tie                             # noqa: E402
 from plan_adversaries import interval                                                     # noqa: E402
 
 
@@ -65,7 +73,27 @@ def rule_scores(plan, kinds: dict[str, str]) -> dict[str, np.ndarray]:
     scores["bag"] = bag
     scores["least-busy"] = bag - 1e-3 * unnamed
     scores["fewest-events"] = bag - 1e-3 * np.array([len(events) for events in group], dtype=float)
+    held = [frozenset(named & {e.label for e in events}) for events in group]
+    holding = Counter(label for labels in held for label in labels)
+    positive = [c.clip_id for c in plan.candidates].index(plan.positive)
+    level = np.array([len(labels) == len(held[positive]) for labels in held], dtype=float)   # the count tie's
+    for name, pick in (("rarest-named", min), ("commonest-least", max)):                   # candidates, then
+        scores[name] = level - 1e-3 * np.array([pick((holding[x] for x in labels), default=0) for labels in held])
     return scores
+
+
+def renaming_tie(plan) -> float:
+    """1 / the candidates a rule blind to which named sound is which cannot tell from the positive: above the
+    count tie, which named sounds a candidate holds, set against the group, gives the positive away."""
+    named = sorted(set(mentioned(plan.atoms)))
+    held = [frozenset(named) & {e.label for e in c.events} for c in plan.candidates]
+    positive = held[[c.clip_id for c in plan.candidates].index(plan.positive)]
+    patterns, images = Counter(held), set()
+    for image in permutations(named):
+        rename = dict(zip(named, image))
+        if Counter(frozenset(rename[x] for x in labels) for labels in held) == patterns:
+            images.add(frozenset(rename[x] for x in positive))
+    return 1 / sum(labels in images for labels in held)
 
 
 def accuracy(scores: np.ndarray, positive: int) -> float:
@@ -96,6 +124,8 @@ def main() -> None:
             for name, scores in rule_scores(query, kinds).items():
                 results[name].append(accuracy(scores, positive))
             results["chance"].append(1 / len(query.candidates))
+            results["renaming"].append(renaming_tie(query))
+            results["count tie"].append(group_count_tie(set(mentioned(query.atoms)), [c.events for c in query.candidates], positive))
             cells[(query.task, "")].append(row)
             cells[(query.task, query.shape)].append(row)
             row += 1
@@ -105,17 +135,18 @@ def main() -> None:
     print(f"plans of {args.source} ({args.profile or 'default'}), seeds {args.seeds}: {row} queries "
           f"({time.perf_counter() - started:.0f} s). Accuracy (%); ** the paired 95 % interval of rule - tie "
           f"excludes 0 (above or below)\n")
-    header = ["task / shape", "n"] + blind + ["bag", "least-busy", "fewest-events"]
+    frequency = ["renaming", "rarest-named", "commonest-least"]
+    header = ["task / shape", "n"] + blind + ["bag", "least-busy", "fewest-events", "count tie"] + frequency
     print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
     flagged = []
     for (task, shape), members in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] != "", kv[0][1])):
         members = np.asarray(members)
         line = [f"{task}/{shape}" if shape else task, str(len(members))]
         for name in header[2:]:
-            tie = results["chance" if name in blind else "bag"][members]
+            tie = results["chance" if name in blind else "count tie" if name in frequency else "bag"][members]
             value = results[name][members]
             mark = ""
-            if name != "bag" and len(members) >= 30:
+            if name not in ("bag", "count tie") and len(members) >= 30:
                 low, high = interval(value - tie, rng)
                 if low > 0 or high < 0:
                     mark = "**"

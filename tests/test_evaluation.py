@@ -1,5 +1,6 @@
 """Model adapters, diagnostic baselines, the evaluate command and its reports."""
 import json
+import re
 from pathlib import Path
 
 import datasets
@@ -106,14 +107,17 @@ def test_random_baseline_is_seeded_and_near_chance(with_train):
     assert len(set(scores)) > 1                                  # the seed draws
 
 
-def test_shortcut_audit_trains_on_the_train_split_and_finds_no_shortcut(with_train, tmp_path, capsys):
-    """Through the command, which says what it does first, each system as it starts, and where it wrote last."""
+def test_shortcut_audit_trains_on_the_train_split_and_gives_its_verdict(with_train, tmp_path, capsys):
+    """Through the command, which says what it does first, each system as it starts, its verdict with the
+    interval, and where it wrote last. The verdict itself is measured on default builds (`docs/results.md`):
+    50 queries of 6 candidates are too few (the audit's interval missed chance, below it, at 2 of 3 seeds)."""
     out = tmp_path / "baselines"
     assert main(["baselines", "--data", str(with_train), "--out", str(out)]) == 0
     said = capsys.readouterr()
     assert said.err.startswith(f"baselines: {len(BASELINES)} systems on {with_train} (test) into {out}\n")
     assert all(f"[{k}/{len(BASELINES)}] " in said.err for k in range(1, len(BASELINES) + 1))
-    assert "no shortcut found" in said.out and "| oracle | 100.0 [100.0, 100.0]" in said.out
+    assert re.search(r"shortcut-audit: its interval \[[\d.]+, [\d.]+\] (contains|misses) 16\.7 %", said.out)
+    assert "| oracle | 100.0 [100.0, 100.0]" in said.out
     assert f"intervals in {out / 'baselines.json'}" in said.out and (out / "baselines.json").is_file()
     closing = said.out.strip().splitlines()[-1]
     assert closing.startswith(f"wrote {out / 'baselines.json'}, {out / 'baselines.md'}, and each system's results")

@@ -18,8 +18,7 @@ from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits, fits_where_moved
 from .members import member_sizes, part, positive_first, subsets
-from .ring import ring_scenes
-from .ring import fits as ring_fits
+from .designs import design_scenes
 from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
@@ -284,8 +283,9 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
     for attempt in range(MAX_ATTEMPTS):
         if attempt >= MAX_ATTEMPTS // 2:        # this shape is not to be had from this bank: any other
             shape = draw_shape(shapes, rng, weights)
-        plan = _try_ring(task, shape, query_id, picker, candidates, clip_seconds, events, style) \
-            if ring_fits(shape, candidates) else _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
+        design = shape.design and shape.design(candidates)
+        plan = _try_design(task, shape, query_id, picker, design, clip_seconds, events, style) if design else \
+            _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
         if plan is NO_CLOSURE and attempt >= CLOSED_ATTEMPTS:   # no free place left for the flips at once: a star
             plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style, closed=False)
         if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts and \
@@ -523,9 +523,9 @@ def _published(task, shape: Shape, query_id, scenes: list[Scene], hard: list[int
     return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, positive, hard_ids)
 
 
-def _try_ring(task, shape: Shape, query_id, picker: SoundPicker, candidates, clip_seconds, events,
-              style) -> Optional[QueryPlan]:
-    """A negation group as a ring of windows (`ring.py`): every class drawn as `_try_group`'s `draw` does."""
+def _try_design(task, shape: Shape, query_id, picker: SoundPicker, design, clip_seconds, events,
+                style) -> Optional[QueryPlan]:
+    """A negation group as a symmetric design (`designs.py`): every class drawn as `_try_group`'s `draw` does."""
     uses: Counter = Counter()
 
     def draw(need: Need, exclude):
@@ -538,12 +538,12 @@ def _try_ring(task, shape: Shape, query_id, picker: SoundPicker, candidates, cli
         room = (clip_seconds - MARGIN - (blocks - 1) * GAP_SECONDS[1]) / blocks
         return min(LONGEST_FREE, room) if room >= ROOM_PER_BLOCK else None
 
-    drawn = ring_scenes(shape, candidates, events, room_for, draw, lambda sound, room: _free_seconds(sound, room, picker.rng),
-                        GAIN_DB, GAP_SECONDS, picker.rng)
+    drawn = design_scenes(shape, design, events, room_for, draw, lambda sound, room: _free_seconds(sound, room, picker.rng),
+                          GAIN_DB, GAP_SECONDS, picker.rng)
     if drawn is None:
         return None
     scenes, words = drawn
-    return _published(task, shape, query_id, scenes, [1], words, {}, picker, clip_seconds, style)
+    return _published(task, shape, query_id, scenes, design.hard, words, {}, picker, clip_seconds, style)
 
 
 def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, rng) -> list[Scene]:

@@ -1,13 +1,15 @@
-"""negation: some sounds are there and others are not. The hard negative puts an absent sound in the place
-of an unmentioned one, at exactly its place and length (it is drawn to fit), nothing else moved."""
+"""negation: some sounds are there and others are not. A group is a symmetric design (`designs.py`): a ring
+of windows, or every candidate leaving out two of five classes. A hard negative holds an excluded class where
+the positive holds an unmentioned one, every class at one length, the other sounds in their order."""
 from ..relations import Atom
+from .designs import Complements, Ring
 from .shape import Shape, Task
 
 
 class PresentAbsent(Shape):
     name = "present-absent"
     absent = 1
-    ring = 2
+    design = Ring(2)
 
     def atoms(self, w):
         return [Atom("present", (w["a"],)), Atom("absent", (w["z"],))]
@@ -17,7 +19,7 @@ class TwoPresentAbsent(Shape):
     name = "two-present-absent"
     relates = ("a", "b")
     absent = 1
-    ring = 3
+    design = Ring(3)
 
     def atoms(self, w):
         return [Atom("present", (w["a"],)), Atom("present", (w["b"],)), Atom("absent", (w["z"],))]
@@ -26,6 +28,7 @@ class TwoPresentAbsent(Shape):
 class PresentTwoAbsent(Shape):
     name = "present-two-absent"
     absent = 2
+    design = Complements()
 
     def atoms(self, w):
         return [Atom("present", (w["a"],)), Atom("absent", (w["z"],)), Atom("absent", (w["z2"],))]

@@ -64,7 +64,7 @@ class Shape:
     mirror_of = ""                           # a mirror (see overlap.Apart) is reported as the shape it mirrors
     cyclic = False                           # flips that do not commute: the closure is an orbit (see `orbit`)
     temporal: tuple[str, ...] = ()           # the related roles in the order the positive plays them (default: relates)
-    ring = 0                                 # a negation group as a ring of windows of this many classes (`ring.py`)
+    design = None                            # groups of candidates -> a symmetric design, or None (`designs.py`)
 
     def atoms(self, words: dict[str, str]) -> list[Atom]:
         """The atoms over `words` (role -> class label; "n" -> seconds as text)."""
