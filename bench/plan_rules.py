@@ -12,7 +12,7 @@ when the interval excludes it, above or below:
 * query-blind, tie 1 / candidates, each as `+` (most first) and `-` (fewest first): `member` (how many
   candidates share the clip's times: every version of a member keeps its base's timeline, so this reads the
   group's structure), `continuous` (continuous sounds, the bank's kind), `sounding` (seconds any sound plays),
-  `events`, `level` (summed gain);
+  `events`, `level` (summed gain), `cropped` (discrete sounds played shorter than their recording);
 * text-aware, tie = bag-of-sounds counting the named sounds present (ties by expectation): `least-busy`
   (ties broken by the fewest unnamed sounds) and `fewest-events` (by the fewest events);
 * name-blind, knowing which sounds the query names but not which it excludes, tie = the count tie (one over
@@ -43,6 +43,9 @@ from evaluation.systems.relation_blind import group_count_tie                   
 from plan_adversaries import interval                                                     # noqa: E402
 
 
+CROPPED_BY = 0.02    # seconds: a discrete sound played shorter than its recording by more is cut off
+
+
 def _sounding(events) -> float:
     spans, total, end = sorted((e.onset, e.offset) for e in events), 0.0, -1.0
     for onset, offset in spans:
@@ -51,20 +54,23 @@ def _sounding(events) -> float:
     return total
 
 
-def clip_statistics(events, kinds: dict[str, str]) -> dict[str, float]:
-    return {"continuous": sum(kinds.get(e.source_id) == "continuous" for e in events), "sounding": _sounding(events),
-            "events": len(events), "level": sum(e.gain_db for e in events)}
+def clip_statistics(events, sounds: dict) -> dict[str, float]:
+    """`sounds`: source_id -> its AtomicSound (the bank's kind and recording length)."""
+    discrete = [e for e in events if sounds[e.source_id].kind == "discrete"]
+    return {"continuous": len(events) - len(discrete), "sounding": _sounding(events), "events": len(events),
+            "level": sum(e.gain_db for e in events),
+            "cropped": sum(e.seconds < sounds[e.source_id].seconds - CROPPED_BY for e in discrete)}
 
 
-def rule_scores(plan, kinds: dict[str, str]) -> dict[str, np.ndarray]:
+def rule_scores(plan, sounds: dict) -> dict[str, np.ndarray]:
     """rule -> one score per candidate (higher ranks first)."""
     group = [candidate.events for candidate in plan.candidates]
     named = set(mentioned(plan.atoms))
     times = [tuple(sorted((e.onset, e.offset) for e in events)) for events in group]
     member = np.array([times.count(t) for t in times], dtype=float)
-    stats = [clip_statistics(events, kinds) for events in group]
+    stats = [clip_statistics(events, sounds) for events in group]
     scores = {"member": member}
-    for key in ("continuous", "sounding", "events", "level"):
+    for key in ("continuous", "sounding", "events", "level", "cropped"):
         scores[key] = np.array([s[key] for s in stats], dtype=float)
     for key in list(scores):
         scores[f"-{key}"], scores[f"+{key}"] = -scores[key], scores.pop(key)
@@ -118,10 +124,10 @@ def main() -> None:
                            sample_rate=16000, progress=False)
             config = GenerateConfig.from_profile(args.profile, **options) if args.profile else GenerateConfig(**options)
             plan = plan_split(config)
-        kinds = {s.source_id: s.kind for s in plan.bank.sounds}
+        sounds = {s.source_id: s for s in plan.bank.sounds}
         for query in plan.queries:
             positive = [c.clip_id for c in query.candidates].index(query.positive)
-            for name, scores in rule_scores(query, kinds).items():
+            for name, scores in rule_scores(query, sounds).items():
                 results[name].append(accuracy(scores, positive))
             results["chance"].append(1 / len(query.candidates))
             results["renaming"].append(renaming_tie(query))
