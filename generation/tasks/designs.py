@@ -56,9 +56,11 @@ class Ring:
         window holding every present class."""
         if candidates < self.window + 2:
             return None
-        spread = next(p for p in range(self.window, candidates + 1) if candidates % p == 0)   # no window puts
-        holds = tuple(tuple((k + t) % candidates for t in range(self.window)) for k in range(candidates))  # two
-        return Design(candidates, holds, tuple(range(1, self.window)), (self.window,),          # classes in a place
+        # places: the least divisor of the circle's length not under the window, so no window puts two classes
+        # in one place
+        spread = next(p for p in range(self.window, candidates + 1) if candidates % p == 0)
+        holds = tuple(tuple((k + t) % candidates for t in range(self.window)) for k in range(candidates))
+        return Design(candidates, holds, tuple(range(1, self.window)), (self.window,),
                       tuple(i % spread for i in range(candidates)))
 
 
