@@ -95,6 +95,10 @@ class Scene:
                                               seconds=slot.seconds if seconds is None else seconds)
                          if slot.role == role else slot)
 
+    def with_length(self, role: str, seconds: float) -> "Scene":
+        """The slot `role` played for `seconds` (its sound and place kept)."""
+        return self._map(lambda slot: replace(slot, seconds=seconds) if slot.role == role else slot)
+
     def span(self) -> float:
         return sum(b.host.seconds for b in self.blocks) + self.gap * (len(self.blocks) - 1)
 

@@ -16,7 +16,7 @@ from ..phrases import lookalikes
 from ..relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, mentioned, relevant
 from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
-from .flips import fits, fits_where_moved
+from .flips import fits_where_moved
 from .members import member_sizes, part, positive_first, subsets
 from .designs import design_scenes
 from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
@@ -29,6 +29,7 @@ LONGEST_FREE = 3.0          # the longest a sound whose length no atom tests get
 ROOM_PER_BLOCK = 1.0        # a block gets at least this much time, or an unmentioned sound goes inside another
 MARGIN = 0.05               # clip time never planned, so rounding never pushes an event past the end
 EVENTS_PER_CLIP = (2, 5)
+CUT_SHARE = (0.5, 0.9)      # of its recording, a replaced discrete sound plays (see `_cut`)
 
 
 class PlanningError(ValueError):
@@ -142,27 +143,48 @@ class SoundPicker:
         return longer[self.rng.integers(len(longer))] if longer else sound
 
 
-def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], reach: dict, rng) -> Scene:
+def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], reach: dict, room: float,
+                   rng) -> Scene:
     """`scene` holding, for each (excluded, replaced, role) of the group, the replaced sound where the excluded
     one will fit: in the role it has in the positive's member where it can, else a place as `absent_flips`
-    would choose (stand-ins first, then places it fits at their length); and saying so (`Scene.replaces`), so
-    that the hard negative puts the excluded sound there. The put-ins then sit alike in every member. A discrete
-    sound shorter than its place shortens the place (left out, the members held the excluded sound more often
-    than the one it replaces, and the positive's sounds were the group's least shared: 13.8 % listwise on
-    present-two-absent)."""
+    would choose (stand-ins first); and saying so (`Scene.replaces`), so
+    that the hard negative puts the excluded sound there. The put-ins then sit alike in every member (left out,
+    the members held the excluded sound more often than the one it replaces, and the positive's sounds were the
+    group's least shared: 13.8 % listwise on present-two-absent). A discrete one's place gets the length the
+    positive's member drew for it (`_replaced_seconds`)."""
     taken = scene.named | {sound.label for excluded, replaced, _ in shared for sound in (excluded, replaced)}
     for excluded, replaced, role in shared:
         if replaced.label in scene.labels():
             continue
-        kind = [slot for slot in scene.slots() if slot.role in places and slot.label not in taken
+        kind = [slot.role for slot in scene.slots() if slot.role in places and slot.label not in taken
                 and fits_where_moved(excluded, slot, reach) and _admits(scene, shape, slot.role, replaced)
                 and slot.continuous == (replaced.kind == "continuous")]
-        fitting = [slot.role for slot in kind if fits(replaced, slot)] or [slot.role for slot in kind]
-        free = [role] if role in {slot.role for slot in kind} else [r for r in fitting if r in shape.partners] or fitting
+        free = [role] if role in kind else [r for r in kind if r in shape.partners] or kind
         if free:
             place = scene.slot(free[rng.integers(len(free))])
-            scene = scene.with_sound(place.role, replaced, place.seconds if fits(replaced, place) else replaced.seconds)
+            seconds = place.seconds if replaced.kind == "continuous" else \
+                _replaced_seconds(scene, place.role, replaced, excluded, room, rng)
+            scene = scene.with_sound(place.role, replaced, seconds)
     return replace(scene, replaces=tuple((excluded.label, replaced.label) for excluded, replaced, _ in shared))
+
+
+def _replaced_seconds(scene: Scene, role: str, replaced, excluded, room: float, rng) -> float:
+    """A length for the discrete `replaced` sound in the unmentioned place `role`, drawn as `_scene` drew it in
+    the positive's member (a free block's or an inner sound's), at most as long as the `excluded` sound that
+    will take it, and cut (`_cut`). (Kept at the place's own length, capped by the recording, the other
+    members' places were the shorter: "the most sounding time" found the positive, 12.5 % on longer-absent.)"""
+    host = next((block.host for block in scene.blocks if block.inner is not None and block.inner.role == role), None)
+    seconds = _free_seconds(replaced, room, rng) if host is None else _inner_seconds(replaced, host.seconds, rng)
+    return _cut(replaced, min(seconds, excluded.seconds), rng)
+
+
+def _cut(sound, seconds: float, rng) -> float:
+    """`seconds`, or, where the discrete `sound` would play (nearly) whole, a share of it (`CUT_SHARE`). The
+    excluded sound put in its place is as long as any free block, so it always plays cut off: the sound it
+    replaces must be too (whole, "the fewest cut-off sounds" found the positive: 16 % on before-absent)."""
+    if sound.kind == "continuous" or seconds < CUT_SHARE[1] * sound.seconds:
+        return seconds
+    return round(max(MIN_SECONDS, float(rng.uniform(*CUT_SHARE)) * sound.seconds), 3)
 
 
 def _admits(scene: Scene, shape: Shape, role: str, sound) -> bool:
@@ -460,7 +482,7 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         unmentioned = {role for role in sounds if role not in relates}
         reach = shape.reach(scene)
         if j and shared:
-            scene = _with_replaced(scene, shape, shared, unmentioned, reach, rng)
+            scene = _with_replaced(scene, shape, shared, unmentioned, reach, layout.room, rng)
         absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))   # the group's, once drawn
         if j == 0 and shape.absent:
             absent = _excluded(shape, scene, unmentioned, reach, layout.room, draw_unlike_related, rng)
@@ -476,6 +498,9 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         if j == 0 and absent:
             replaced = _put_in_for(scene, flips, absent, picker.by_label)
             shared = [(sound, *replaced[sound.label]) for sound in absent.values()]
+            for sound, role in replaced.values():       # cut off, as the excluded sound will be there
+                seconds = _cut(sound, scene.slot(role).seconds, rng)
+                scene, flips = scene.with_length(role, seconds), [flip.with_length(role, seconds) for flip in flips]
         if closed:
             flips = shape.closure(scene, flips, rng, absent)
             if flips is None:
