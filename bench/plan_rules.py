@@ -12,7 +12,8 @@ when the interval excludes it, above or below:
 * query-blind, tie 1 / candidates, each as `+` (most first) and `-` (fewest first): `member` (how many
   candidates share the clip's times: every version of a member keeps its base's timeline, so this reads the
   group's structure), `continuous` (continuous sounds, the bank's kind), `sounding` (seconds any sound plays),
-  `events`, `level` (summed gain), `cropped` (discrete sounds played shorter than their recording);
+  `events`, `level` (summed gain), `cropped` (discrete sounds played shorter than their recording), `shared`
+  (the mean Jaccard similarity of the clip's classes to each other candidate's: how much the group shares them);
 * text-aware, tie = bag-of-sounds counting the named sounds present (ties by expectation): `least-busy`
   (ties broken by the fewest unnamed sounds) and `fewest-events` (by the fewest events);
 * name-blind, knowing which sounds the query names but not which it excludes, tie = the count tie (one over
@@ -68,8 +69,11 @@ def rule_scores(plan, sounds: dict) -> dict[str, np.ndarray]:
     named = set(mentioned(plan.atoms))
     times = [tuple(sorted((e.onset, e.offset) for e in events)) for events in group]
     member = np.array([times.count(t) for t in times], dtype=float)
+    classes = [{e.label for e in events} for events in group]
+    shared = np.array([np.mean([len(mine & theirs) / len(mine | theirs) for j, theirs in enumerate(classes) if j != i])
+                       for i, mine in enumerate(classes)])
     stats = [clip_statistics(events, sounds) for events in group]
-    scores = {"member": member}
+    scores = {"member": member, "shared": shared}
     for key in ("continuous", "sounding", "events", "level", "cropped"):
         scores[key] = np.array([s[key] for s in stats], dtype=float)
     for key in list(scores):
