@@ -29,7 +29,6 @@ LONGEST_FREE = 3.0          # the longest a sound whose length no atom tests get
 ROOM_PER_BLOCK = 1.0        # a block gets at least this much time, or an unmentioned sound goes inside another
 MARGIN = 0.05               # clip time never planned, so rounding never pushes an event past the end
 EVENTS_PER_CLIP = (2, 5)
-CUT_SHARE = (0.5, 0.9)      # of its recording, a replaced discrete sound plays (see `_cut`)
 
 
 class PlanningError(ValueError):
@@ -146,45 +145,45 @@ class SoundPicker:
 def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], reach: dict, room: float,
                    rng) -> Scene:
     """`scene` holding, for each (excluded, replaced, role) of the group, the replaced sound where the excluded
-    one will fit: in the role it has in the positive's member where it can, else a place as `absent_flips`
-    would choose (stand-ins first); and saying so (`Scene.replaces`), so
-    that the hard negative puts the excluded sound there. The put-ins then sit alike in every member (left out,
-    the members held the excluded sound more often than the one it replaces, and the positive's sounds were the
-    group's least shared: 13.8 % listwise on present-two-absent). A discrete one's place gets the length the
-    positive's member drew for it (`_replaced_seconds`)."""
+    one will fit: in the place of its class where the scene has it, else in the role it has in the positive's
+    member where it can, else a place as `absent_flips` would choose (stand-ins first); and saying so
+    (`Scene.replaces`), so that the hard negative puts the excluded sound there. The put-ins then sit alike in
+    every member (left out, the members held the excluded sound more often than the one it replaces, and the
+    positive's sounds were the group's least shared: 13.8 % listwise on present-two-absent). A discrete one's
+    place gets a length drawn as the positive's member drew it (`_shared_seconds`)."""
     taken = scene.named | {sound.label for excluded, replaced, _ in shared for sound in (excluded, replaced)}
     for excluded, replaced, role in shared:
-        if replaced.label in scene.labels():
+        kind = [slot.role for slot in scene.slots() if slot.role in places
+                and (slot.label == replaced.label or slot.label not in taken)
+                and fits_where_moved(excluded, replace(slot, seconds=min(slot.seconds, excluded.seconds)), reach)
+                and _admits(scene, shape, slot.role, replaced) and slot.continuous == (replaced.kind == "continuous")]
+        held = [r for r in kind if scene.slot(r).label == replaced.label]
+        if replaced.label in scene.labels() and not held:
             continue
-        kind = [slot.role for slot in scene.slots() if slot.role in places and slot.label not in taken
-                and fits_where_moved(excluded, slot, reach) and _admits(scene, shape, slot.role, replaced)
-                and slot.continuous == (replaced.kind == "continuous")]
-        free = [role] if role in kind else [r for r in kind if r in shape.partners] or kind
+        free = held or ([role] if role in kind else [r for r in kind if r in shape.partners] or kind)
         if free:
             place = scene.slot(free[rng.integers(len(free))])
             seconds = place.seconds if replaced.kind == "continuous" else \
-                _replaced_seconds(scene, place.role, replaced, excluded, room, rng)
+                _shared_seconds(replaced, excluded, _drawn_seconds(scene, place.role, replaced, room, rng))
             scene = scene.with_sound(place.role, replaced, seconds)
     return replace(scene, replaces=tuple((excluded.label, replaced.label) for excluded, replaced, _ in shared))
 
 
-def _replaced_seconds(scene: Scene, role: str, replaced, excluded, room: float, rng) -> float:
-    """A length for the discrete `replaced` sound in the unmentioned place `role`, drawn as `_scene` drew it in
-    the positive's member (a free block's or an inner sound's), at most as long as the `excluded` sound that
-    will take it, and cut (`_cut`). (Kept at the place's own length, capped by the recording, the other
-    members' places were the shorter: "the most sounding time" found the positive, 12.5 % on longer-absent.)"""
+def _drawn_seconds(scene: Scene, role: str, sound, room: float, rng) -> float:
+    """A length for `sound` in the unmentioned place `role`, drawn as `_scene` draws one (a free block's, or an
+    inner sound's in its host)."""
     host = next((block.host for block in scene.blocks if block.inner is not None and block.inner.role == role), None)
-    seconds = _free_seconds(replaced, room, rng) if host is None else _inner_seconds(replaced, host.seconds, rng)
-    return _cut(replaced, min(seconds, excluded.seconds), rng)
+    return _free_seconds(sound, room, rng) if host is None else _inner_seconds(sound, host.seconds, rng)
 
 
-def _cut(sound, seconds: float, rng) -> float:
-    """`seconds`, or, where the discrete `sound` would play (nearly) whole, a share of it (`CUT_SHARE`). The
-    excluded sound put in its place is as long as any free block, so it always plays cut off: the sound it
-    replaces must be too (whole, "the fewest cut-off sounds" found the positive: 16 % on before-absent)."""
-    if sound.kind == "continuous" or seconds < CUT_SHARE[1] * sound.seconds:
-        return seconds
-    return round(max(MIN_SECONDS, float(rng.uniform(*CUT_SHARE)) * sound.seconds), 3)
+def _shared_seconds(replaced, excluded, seconds: float) -> float:
+    """The length a discrete place plays in every version, whichever of the two sounds it holds: `seconds`, at
+    most either recording. The excluded sound is drawn as the replaced one was (its kind, never longer than it
+    must be), so which of the two plays cut off, and how much of it, is a coin toss. (Drawn as long as any free
+    block, the excluded sound played about half its recording and the replaced one whole or nearly: "the
+    longest discrete recording" or "the lowest share played" found the positive's hard negatives, 7.5 % of
+    longer-absent positives, tie 10; "the fewest cut-off sounds" 16 % before its replaced sound was cut too.)"""
+    return round(min(seconds, replaced.seconds, excluded.seconds), 3)
 
 
 def _admits(scene: Scene, shape: Shape, role: str, sound) -> bool:
@@ -195,36 +194,40 @@ def _admits(scene: Scene, shape: Shape, role: str, sound) -> bool:
     return CONTINUOUS.admits(sound) if hosting else True
 
 
-def _excluded(shape: Shape, scene: Scene, unmentioned: set[str], reach: dict, room: float, draw, rng) -> Optional[dict]:
-    """The query's excluded sounds (role -> AtomicSound), drawn with the positive's base: each of the kind of an
-    unmentioned place it will take (a stand-in's first, as `absent_flips` chooses), and fitting it wherever a flip
-    moves it, each at a place of its own; None when the bank has none. So a put-in keeps the kind of sound, and
-    no count of continuous sounds tells the positive from its hard negatives. A discrete one is as long as any
-    free block (`room`), so it fits a discrete place in every member alike (fitting only the positive's, the
-    members that held a place it fits were the ones kept: their sounding time told them from the positive's)."""
+def _excluded(shape: Shape, scene: Scene, unmentioned: set[str], reach: dict, draw,
+              rng) -> Optional[tuple[dict, Scene]]:
+    """The query's excluded sounds (role -> AtomicSound), drawn with the positive's base, and that base with
+    their places made ready; None when the bank has none. Each is of the kind of an unmentioned place it will
+    take (a stand-in's first, as `absent_flips` chooses), drawn as that place's sound was (`_excluded_need`),
+    each at a place of its own: so a put-in keeps the kind of sound, and no count of continuous sounds tells
+    the positive from its hard negatives. The place is then as long as both sounds allow (`_shared_seconds`)
+    and says which sound the excluded one replaces (`Scene.replaces`), so that the flips put it there."""
     spare = [role for role in sorted(unmentioned) if role in shape.partners]
     others = [role for role in sorted(unmentioned) if role not in shape.partners]
     places = [spare[i] for i in rng.permutation(len(spare))] + [others[i] for i in rng.permutation(len(others))]
     chosen: dict = {}
+    replaces = []
     for role in shape.absent_roles:
         held = scene.labels() | {s.label for s in chosen.values()}
         taken = frozenset(held | lookalikes(held))      # the positive holds no look-alike of a sound it lacks
-        drawn = ((place, draw(_excluded_need(shape, scene.slot(place), reach, room, strict), taken))
-                 for strict in (True, False) for place in places)
+        drawn = ((place, draw(_excluded_need(shape, scene.slot(place), reach), taken)) for place in places)
         place, sound = next(((place, sound) for place, sound in drawn if sound is not None), (None, None))
         if sound is None:
             return None
         chosen[role] = sound
         places.remove(place)
-    return chosen
+        slot = scene.slot(place)
+        if not slot.continuous:
+            scene = scene.with_length(place, min(slot.seconds, sound.seconds))
+        replaces.append((sound.label, slot.label))
+    return chosen, replace(scene, replaces=tuple(replaces))
 
 
-def _excluded_need(shape: Shape, slot: Slot, reach: dict, room: float, strict: bool) -> Need:
-    """An excluded sound for `slot`'s place: its kind, long enough for the place where flips move it, and, when
-    discrete and `strict`, as long as any free block (a bank with no discrete sound as long: as the place)."""
-    seconds = max(slot.seconds, reach.get(slot.role, 0.0))
-    return Need.like(slot, max(seconds, room) if strict else seconds,
-                     shape.need(slot.role) if slot.role in shape.roles else None)
+def _excluded_need(shape: Shape, slot: Slot, reach: dict) -> Need:
+    """What an excluded sound for `slot`'s place must be: what its own sound had to be (its kind, a shape role's
+    own need), and long enough for the place where flips move it."""
+    role_need = shape.need(slot.role) if slot.role in shape.roles else None
+    return Need.like(slot, max(reach.get(slot.role, 0.0), (role_need or Need()).min_seconds), role_need)
 
 
 def _put_in_for(scene: Scene, flips: list[Scene], absent: dict, by_label: dict) -> dict[str, tuple]:
@@ -485,9 +488,10 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             scene = _with_replaced(scene, shape, shared, unmentioned, reach, layout.room, rng)
         absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))   # the group's, once drawn
         if j == 0 and shape.absent:
-            absent = _excluded(shape, scene, unmentioned, reach, layout.room, draw_unlike_related, rng)
-            if absent is None:
+            excluded = _excluded(shape, scene, unmentioned, reach, draw_unlike_related, rng)
+            if excluded is None:
                 return None
+            absent, scene = excluded
         if j == 0:
             named.update(s.label for s in absent.values())
             words = {**{r: s.label for r, s in sounds.items() if r in relates},
@@ -498,9 +502,6 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
         if j == 0 and absent:
             replaced = _put_in_for(scene, flips, absent, picker.by_label)
             shared = [(sound, *replaced[sound.label]) for sound in absent.values()]
-            for sound, role in replaced.values():       # cut off, as the excluded sound will be there
-                seconds = _cut(sound, scene.slot(role).seconds, rng)
-                scene, flips = scene.with_length(role, seconds), [flip.with_length(role, seconds) for flip in flips]
         if closed:
             flips = shape.closure(scene, flips, rng, absent)
             if flips is None:
