@@ -318,6 +318,22 @@ def _member(atoms, base: int, nos, index: _Index, taken: set[int], size: int, pa
     return found, len(found) == len(closure)
 
 
+def _alike_if_tied(index: _Index, base: int, named: frozenset[str], level: int, rng, keep=lambda k: True) -> int:
+    """`base`, or, where it holds as many of the query's named sounds as the positive does (`level`), the first
+    recording found (in random order, SCAN at most) holding exactly the same named sounds that `keep` admits.
+    Bases are drawn C(k, relates)-weighted (`_Index.drawn`), which matches a base to its versions, but a member
+    of one recording has none, and one holding the query's sounds by chance was busier than the positive,
+    uniform among the recordings holding its own: "the least busy candidate holding the most named sounds" found
+    the positive 6-7 points above bag-of-sounds' tie on natural before-absent and longer-absent."""
+    held = named & index.clips[base].classes
+    if len(held) != level:
+        return base
+    pool = index.pool(frozenset(held))
+    looked_at = rng.permutation(len(pool)) if len(pool) <= SCAN else rng.choice(len(pool), SCAN, replace=False)
+    return next((pool[int(i)] for i in looked_at
+                 if named & index.clips[pool[int(i)]].classes == held and keep(pool[int(i)])), base)
+
+
 def sizes_of(atoms, candidates: int) -> list[int]:
     """The members' sizes: whole closures, then a part of one with what is left (`member_sizes`)."""
     return member_sizes(len(_closure(atoms)), candidates)
@@ -343,11 +359,14 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     outside = _outside(atoms)
     named = frozenset(mentioned(atoms))
     own, members, lone = len(group), int(whole), []
+    level = len(named & index.clips[positive].classes)
     if not whole:          # the recordings hold part of the positive's member only: every member as large
         sizes = [own] * (candidates // own) + [candidates % own] * bool(candidates % own)
     for member_size in sizes[1:]:
         for _ in range(TRIES):
             base = index.drawn(len(shape.relates), rng)
+            if member_size == 1:
+                base = _alike_if_tied(index, base, named, level, rng)
             bound = _binding(shape, index.clips[base], index, tolerance, clip_seconds, rng)
             if bound is None or base in group or not _answers_no(outside, index.clips[base]) or \
                     not _clean(named, index.clips[base]):
@@ -358,14 +377,18 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
                 members += 1
                 break
             lone.append(base)
-    lone = [i for i in dict.fromkeys(lone) if i not in group]
+
+    def admitted(k: int) -> bool:          # a recording the group may still take
+        return k not in group and _answers_no(outside, index.clips[k]) and _clean(named, index.clips[k])
+
+    lone = list(dict.fromkeys(lone))
     while len(group) < candidates:         # where the recordings hold no whole member: bases alone, then any
-        pool = lone or [int(i) for i in dict.fromkeys(rng.integers(len(index.clips), size=FILL_DRAWS))
-                        if int(i) not in group and _answers_no(outside, index.clips[int(i)]) and
-                        _clean(named, index.clips[int(i)])]
+        lone = [i for i in lone if i not in group]
+        pool = lone or [k for k in dict.fromkeys(map(int, rng.integers(len(index.clips), size=FILL_DRAWS)))
+                        if admitted(k)]
         if not pool:                       # recordings the query is no for, the first found
             break
-        group.append(pool[0])
+        group.append(_alike_if_tied(index, pool[0], named, level, rng, admitted) if lone else pool[0])
         lone = lone[1:]
     return group[1:], own - 1, (whole, members)
 

@@ -158,6 +158,26 @@ def test_bases_are_drawn_as_the_versions_are_found():
     assert {index.drawn(3, rng) for _ in range(50)} == {1}       # a two-class recording states no three classes
 
 
+def test_a_lone_base_holding_as_many_named_sounds_as_the_positive_is_drawn_as_the_positive_is():
+    """Bases are drawn C(k, relates)-weighted (to match their versions), so a member of one recording that held
+    the query's sounds by chance was busier than the positive, uniform among the recordings holding its own
+    ("least busy among the most named sounds" +6-7 points over bag-of-sounds on natural before-absent and
+    longer-absent). Such a base is redrawn uniformly among the recordings holding exactly its named sounds."""
+    import numpy as np
+    from generation.natural import Clip, _alike_if_tied, _Index
+
+    def clip(name, *labels):
+        return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
+
+    index = _Index.of([clip("quiet", "a", "z"), clip("busy", "a", "z", "c", "d", "e"), clip("all", "a", "b", "z"),
+                       clip("other", "a", "c")], None)
+    named, rng = frozenset({"a", "b", "z"}), np.random.default_rng(0)
+    draws = [_alike_if_tied(index, 1, named, 2, rng) for _ in range(2000)]
+    assert set(draws) == {0, 1} and abs(draws.count(1) / draws.count(0) - 1) < 0.2     # was C(5, 2) = 10 times
+    assert {_alike_if_tied(index, 3, named, 2, rng) for _ in range(20)} == {3}         # not tied: kept
+    assert {_alike_if_tied(index, 1, named, 2, rng, keep=lambda k: k != 0) for _ in range(20)} == {1}
+
+
 def test_where_the_positive_has_no_version_no_other_member_has_one():
     """The recordings hold no version of the positive (nothing plays b before a), but whole pairs of other
     classes (c before d and d before c): every other member is then a part as large as the positive's, a
