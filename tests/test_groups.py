@@ -33,6 +33,16 @@ def by_id(plan):
     return {c.clip_id: c.events for c in plan.candidates}
 
 
+def put_ins(plan):
+    """(the positive's event, the hard negative's) at each place where a hard negative puts an excluded sound in."""
+    clips = by_id(plan)
+    absent = [atom for atom in plan.atoms if atom.relation == "absent"]
+    excluded = {label for atom in absent for label in atom.args}
+    return [(before, after) for clip_id in plan.hard_negatives if absent and relevant(absent, clips[clip_id]) is NO
+            for before, after in zip(clips[plan.positive], clips[clip_id])
+            if after.label in excluded and before.label != after.label]
+
+
 def moved(positive, negative):
     """Labels whose (onset, offset) differ, and labels present in one clip only."""
     a, b = ({e.label: (e.onset, e.offset) for e in events} for events in (positive, negative))
@@ -218,14 +228,8 @@ def test_the_sound_an_excluded_one_replaces_is_one_recording_in_every_candidate_
     recordings" found the positive 5.2 % of the time on synthetic overlap-absent, tie 10)."""
     held = {"same": 0, "other": 0}
     for plan in plans(by_label, "mix", 240):
-        clips = by_id(plan)
-        absent = [atom for atom in plan.atoms if atom.relation == "absent"]
-        excluded = {label for atom in absent for label in atom.args}
-        replaced = {before for clip_id in plan.hard_negatives if absent and relevant(absent, clips[clip_id]) is NO
-                    for before, after in zip(clips[plan.positive], clips[clip_id])
-                    if after.label in excluded and before.label != after.label}
-        for sound in replaced:
-            for events in clips.values():
+        for sound in {before for before, _ in put_ins(plan)}:
+            for events in by_id(plan).values():
                 for event in events:
                     if event.label == sound.label:
                         held["same" if event.source_id == sound.source_id else "other"] += 1
@@ -241,19 +245,12 @@ def test_an_excluded_sound_put_in_plays_as_much_of_itself_as_the_sound_it_replac
     recording = {(label, sound.source_id): sound for label, sounds in by_label.items() for sound in sounds}
     less = {"replaced": 0, "excluded": 0}       # which sound of a put-in place plays the smaller share of itself
     for plan in plans(by_label, "mix", 240):
-        clips = by_id(plan)
-        absent = [atom for atom in plan.atoms if atom.relation == "absent"]
-        for clip_id in plan.hard_negatives:
-            if not absent or relevant(absent, clips[clip_id]) is not NO:
+        for before, after in put_ins(plan):
+            replaced, excluded = recording[before.label, before.source_id], recording[after.label, after.source_id]
+            if replaced.kind == "continuous":
                 continue
-            put_in = [(before, after) for before, after in zip(clips[plan.positive], clips[clip_id])
-                      if before.label != after.label and after.label in absent[0].args + absent[-1].args]
-            for before, after in put_in:
-                replaced, excluded = recording[before.label, before.source_id], recording[after.label, after.source_id]
-                if replaced.kind == "continuous":
-                    continue
-                assert before.seconds == after.seconds <= min(replaced.seconds, excluded.seconds) + 1e-6, plan.text
-                if replaced.seconds != excluded.seconds:
-                    less["excluded" if excluded.seconds > replaced.seconds else "replaced"] += 1
+            assert before.seconds == after.seconds <= min(replaced.seconds, excluded.seconds) + 1e-6, plan.text
+            if replaced.seconds != excluded.seconds:
+                less["excluded" if excluded.seconds > replaced.seconds else "replaced"] += 1
     assert sum(less.values()) >= 30, less
     assert min(less.values()) >= sum(less.values()) / 3, less
