@@ -33,9 +33,9 @@ from .relations import NO, YES, Atom, Event, judge_queries, mentioned, occurrenc
 from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .spec import parse_spec
-from .tasks import TASKS, Candidate, QueryPlan, Shape, draw_shape
+from .tasks import TASKS, Candidate, QueryPlan, Quotas, Shape, draw_shape
 from .tasks.duration import Lasts
-from .tasks.members import member_sizes, part, positive_first
+from .tasks.members import Dealer, Pick, member_sizes, part, positive_first
 from .templates import render, templates
 
 log = logging.getLogger(__name__)
@@ -299,14 +299,15 @@ def _outside(atoms) -> list[tuple[Atom, ...]]:
     return list(dict.fromkeys(renamed))
 
 
-def _member(atoms, base: int, nos, index: _Index, taken: set[int], size: int, partners: dict[str, str], rng):
+def _member(atoms, base: int, nos, index: _Index, taken: set[int], size: int, partners: dict[str, str], pick: Pick,
+            rng):
     """A member of the group: recordings of the versions of `atoms` (the base recording answers them; each
     version's recording NO to every query of `nos`), all of its closure when `size` holds it, else a connected
-    part of it holding the base (`members.part`: the positive, where the base is, anywhere on it); and whether
-    the recordings held every version."""
+    part of it holding the base (`members.part`, as `pick` deals it: the positive, where the base is, anywhere
+    on it); and whether the recordings held every version."""
     tested, closure = _tested(atoms), _closure(atoms)
     if size < len(closure):
-        closure = [tuple(tested[i] for i in version) for version in part(len(tested), size, rng, holding_base=True)]
+        closure = [tuple(tested[i] for i in version) for version in part(len(tested), size, pick, holding_base=True)]
     found = []
     for flipped in closure:
         if not flipped:                             # the base: the recording the member's atoms were drawn on
@@ -340,7 +341,7 @@ def sizes_of(atoms, candidates: int) -> list[int]:
 
 
 def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, tolerance: float,
-           clip_seconds: float, rng) -> tuple[list[int], tuple[bool, int]]:
+           clip_seconds: float, rng, dealer: Optional[Dealer] = None) -> tuple[list[int], tuple[bool, int]]:
     """The positive's member (its closure: the recordings answering each version of the query, one atom or
     more said the other way) and members of the same shape over other classes, each a closure of its own
     (pairs, squares, a cube and a pair, as in a planned group, the positive on the part as often as its share,
@@ -352,10 +353,13 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     member only, every other member is a part as large (the positive alone, or with one of its versions, among
     whole members sharing their classes was the candidate whose sounds the others shared least: listwise 20 %
     on the stand-in's `longer`, which finds a version for one query in eight). Returns the negatives (the
-    positive's member's first), how many are its member's, and (whether it is whole, how many members are)."""
-    sizes = positive_first(sizes_of(atoms, candidates), candidates, rng)
+    positive's member's first), how many are its member's, and (whether it is whole, how many members are).
+    `dealer`: the query's share of the split's decks (`members.Quotas`; without it, a draw)."""
+    dealer = dealer or Quotas().query(rng)
+    sizes = positive_first(sizes_of(atoms, candidates), candidates, dealer.asking("place", shape.name))
     partners = lasts_partners(clip_seconds, tolerance)
-    group, whole = _member(atoms, positive, [atoms], index, set(), sizes[0], partners, rng)
+    group, whole = _member(atoms, positive, [atoms], index, set(), sizes[0], partners,
+                           dealer.asking("part", shape.name), rng)
     outside = _outside(atoms)
     named = frozenset(mentioned(atoms))
     own, members, lone = len(group), int(whole), []
@@ -371,7 +375,8 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
             if bound is None or base in group or not _answers_no(outside, index.clips[base]) or \
                     not _clean(named, index.clips[base]):
                 continue
-            member, complete = _member(bound[0], base, outside, index, set(group), member_size, partners, rng)
+            member, complete = _member(bound[0], base, outside, index, set(group), member_size, partners,
+                                       dealer.asking("part", shape.name, members), rng)
             if complete:
                 group += member
                 members += 1
@@ -412,11 +417,12 @@ def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_sec
 
 
 def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, used: PositiveUses, candidates: int,
-               tolerance: float, clip_seconds: float, forbidden: set[str], style: str, rng) -> Optional[QueryPlan]:
+               tolerance: float, clip_seconds: float, forbidden: set[str], style: str, rng,
+               quotas: Optional[Quotas] = None) -> Optional[QueryPlan]:
     """One query over the recordings: a shape drawn as in planned builds (another one when the recordings
     state it nowhere), then up to TRIES draws of a positive (half of them among the recordings used least as
     positives) and classes of it, until the recordings hold a whole group of members (`_group`)."""
-    best, least_used = None, used.least
+    best, least_used, dealer = None, used.least, (quotas or Quotas()).query(rng)
     for shape in [draw_shape(shapes, rng) for _ in range(3)]:
         for _ in range(TRIES):
             positive = index.drawn(len(shape.relates), rng, least_used if rng.uniform() < 0.5 else None)
@@ -430,7 +436,8 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
             texts = [t for t in (render(t, phrases) for t in templates(style, shape.name)) if t not in forbidden]
             if not texts:
                 continue
-            negatives, own, score = _group(shape, atoms, positive, index, candidates, tolerance, clip_seconds, rng)
+            negatives, own, score = _group(shape, atoms, positive, index, candidates, tolerance, clip_seconds, rng,
+                                           dealer)
             if len(negatives) < candidates - 1:
                 continue
             if best is None or score > best[0]:
@@ -461,7 +468,7 @@ def plan_natural_queries(config, clips: list[Clip], forbidden: frozenset[str]) -
     if len(clips) < config.candidates:
         raise ValueError(f"{len(clips)} annotated recordings in split {config.split!r}: fewer than one group of "
                          f"{config.candidates} candidates")
-    split_index, queries, taken = SPLITS.index(config.split), [], set(forbidden)
+    split_index, queries, taken, quotas = SPLITS.index(config.split), [], set(forbidden), Quotas()
     stated = bool(lasts_partners(config.clip_seconds, labels.tolerance))    # can these labels state a lasts?
     for task_index, name in enumerate(config.tasks):
         shapes = tuple(s for s in TASKS[name].shapes_within(config.depth) if stated or not states_seconds(s))
@@ -476,7 +483,8 @@ def plan_natural_queries(config, clips: list[Clip], forbidden: frozenset[str]) -
                 break
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
             plan = plan_query(TASKS[name], shapes, f"{config.split}-{name}-{len(planned):04d}", index, used,
-                              config.candidates, labels.tolerance, config.clip_seconds, taken, config.text_style, rng)
+                              config.candidates, labels.tolerance, config.clip_seconds, taken, config.text_style, rng,
+                              quotas)
             misses = 0 if plan else misses + 1
             planned += [plan] if plan else []
         if len(planned) < config.queries_per_task:

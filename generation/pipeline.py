@@ -37,7 +37,7 @@ from .phrases import last_phrases
 from .relations import judge_queries
 from .render import decode_pcm16, encode_flac, heard_together, render
 from .sources import SPLITS
-from .tasks import TASKS, QueryPlan, check_feasible, longest_discrete, plan_group, usable_shapes
+from .tasks import TASKS, QueryPlan, Quotas, check_feasible, longest_discrete, plan_group, usable_shapes
 from .writer import read_stamp, write_table
 
 MIN_CORPUS_FILES = 8
@@ -173,14 +173,14 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
         check_feasible(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
         shapes[name] = usable_shapes(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
     split_index = SPLITS.index(config.split)
-    queries, eligible = [], {}
+    queries, eligible, quotas = [], {}, Quotas()
     for task_index, name in enumerate(config.tasks):
         for i in range(config.queries_per_task):
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
             queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
                                       config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
                                       config.depth, config.text_style, shapes[name], dict(config.shape_weights),
-                                      partial(heard_together, bank), eligible))
+                                      partial(heard_together, bank), eligible, quotas))
     return Plan(config, bank, queries)
 
 

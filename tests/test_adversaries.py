@@ -13,7 +13,7 @@ from evaluation.systems.listwise_audit import candidate_features
 from evaluation.systems.relation_blind import pair_features
 from generation.bank import build_bank
 from generation.relations import Event
-from generation.tasks import TASKS, plan_group
+from generation.tasks import TASKS, Quotas, plan_group
 from generation.tasks.designs import design_scenes
 
 
@@ -23,9 +23,10 @@ def by_label():
 
 
 def plans(by_label, task, shape, count=40):
-    found = []
+    """The first `count` groups of `shape`, planned as a split plans them (one `Quotas` for all)."""
+    found, quotas = [], Quotas()
     for i in range(400):
-        plan = plan_group(TASKS[task], f"q{i}", by_label, np.random.default_rng([11, i]), 10, 10.0)
+        plan = plan_group(TASKS[task], f"q{i}", by_label, np.random.default_rng([11, i]), 10, 10.0, quotas=quotas)
         if plan.shape == shape:
             found.append(plan)
         if len(found) == count:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from typing import Optional
@@ -17,7 +18,7 @@ from ..relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, mentioned,
 from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits_where_moved
-from .members import member_sizes, part, positive_first, subsets
+from .members import Dealer, Pick, Quotas, member_sizes, part, positive_first, subsets
 from .designs import design_scenes
 from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
 
@@ -290,7 +291,8 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
                candidates: int, clip_seconds: float, forbidden_texts: frozenset[str] = frozenset(),
                events: tuple[int, int] = EVENTS_PER_CLIP, depths: tuple[int, int] = (1, 99),
                style: str = DEFAULT_STYLE, shapes: Optional[tuple[Shape, ...]] = None,
-               weights: Optional[dict[str, float]] = None, heard=None, eligible: Optional[dict] = None) -> QueryPlan:
+               weights: Optional[dict[str, float]] = None, heard=None, eligible: Optional[dict] = None,
+               quotas: Optional[Quotas] = None) -> QueryPlan:
     """One query and its candidate group; a text in `forbidden_texts` (another split's) is drawn again. The shape
     is drawn once (`weights`: published shape -> how much more often), and kept for half the attempts: drawn
     again on every failed attempt, the shapes that fail most were the rarest (the four-sound mix: 14 in 200
@@ -299,8 +301,10 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
     two events are heard together at a stretch (`render.heard_together`), which every overlap the positive or a
     hard negative holds of a pair the query relates must reach: a group failing it is drawn again. `eligible`:
     the sounds each need admits, shared by the queries of a split (`SoundPicker.eligible`; made afresh for every
-    query, it was a sixth of the planner's time)."""
+    query, it was a sixth of the planner's time). `quotas`: the decks where the positive sits is dealt from,
+    shared by the queries of a split (`members.Quotas`; without them, a draw per query)."""
     picker = SoundPicker(by_label, rng, {} if eligible is None else eligible)
+    dealer = (quotas or Quotas()).query(rng)
     shapes = shapes or usable_shapes(task, by_label, clip_seconds, events, depths)
     if not shapes:
         check_feasible(task, by_label, clip_seconds, events, depths)
@@ -310,9 +314,10 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
             shape = draw_shape(shapes, rng, weights)
         design = shape.design and shape.design(candidates)
         plan = _try_design(task, shape, query_id, picker, design, clip_seconds, events, style) if design else \
-            _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style)
+            _try_group(task, shape, query_id, picker, dealer, candidates, clip_seconds, events, style)
         if plan is NO_CLOSURE and attempt >= CLOSED_ATTEMPTS:   # no free place left for the flips at once: a star
-            plan = _try_group(task, shape, query_id, picker, candidates, clip_seconds, events, style, closed=False)
+            plan = _try_group(task, shape, query_id, picker, dealer, candidates, clip_seconds, events, style,
+                              closed=False)
         if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts and \
                 (heard is None or overlaps_heard(plan, heard)):
             return plan
@@ -386,7 +391,7 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
     return Scene(tuple(blocks), round(float(rng.uniform(*GAP_SECONDS)), 3), float(rng.uniform()), named)
 
 
-def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, events, style,
+def _try_group(task, shape: Shape, query_id, picker, dealer: Dealer, candidates, clip_seconds, events, style,
                closed: bool = True) -> Optional[QueryPlan]:
     """A group of members that all look alike: each is a base scene with its minimal-pair flips (one per
     tested atom) closed under combination (`Shape.closure`; a star, the base and its flips, where `closed`
@@ -406,7 +411,8 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
     versions = 1 + shape.tested
     closed = closed and shape.closure_size() <= candidates
     if closed:       # whole closures (a pair, a square, a cube, an orbit), the rest a part of one more
-        sizes = positive_first(member_sizes(shape.closure_size(), candidates), candidates, rng)
+        sizes = positive_first(member_sizes(shape.closure_size(), candidates), candidates,
+                               dealer.asking("place", shape.name))
     else:            # too few candidates for a closure: stars (a base and its flips), composites fill in
         sizes = [versions] * max(1, candidates // versions)
     members_count = len(sizes)
@@ -507,7 +513,8 @@ def _try_group(task, shape: Shape, query_id, picker, candidates, clip_seconds, e
             if flips is None:
                 return NO_CLOSURE
             singles = singles or flips[:versions - 1]      # the positive's flips: a closure's first versions
-            members.append((_member_part(shape, scene, flips, sizes[j], j == 0, rng), absent))
+            members.append((_member_part(shape, scene, flips, sizes[j], j == 0, dealer.asking("part", shape.name, j == 0)),
+                            absent))
         else:
             singles = singles or flips
             members.append(([scene] + flips, absent))
@@ -572,7 +579,7 @@ def _try_design(task, shape: Shape, query_id, picker: SoundPicker, design, clip_
     return _published(task, shape, query_id, scenes, design.hard, words, {}, picker, clip_seconds, style)
 
 
-def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, rng) -> list[Scene]:
+def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, pick: Pick) -> list[Scene]:
     """The versions a member of `size` keeps of its closure (`closure`: all but the base `scene`), the base
     first in the positive's member, then its flips: all of them, or a connected part (`members.part`: a version
     and neighbours of it; always the base and its flips, the sounds the base holds were the group's most
@@ -580,17 +587,18 @@ def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, po
     sits on the part as often as the part's share of the candidates (`_try_group`), anywhere on it: then no
     ranker that reads the group's structure finds it more often than 1 in the candidates (never on the part of
     4+4+2 or 8+2, a reader of members found 1 in 8; on an arc's inner vertices only, 1 in 8 too). Where it sits
-    at the part's end, the group holds one of its flips, not all."""
+    at the part's end, the group holds one of its flips, not all. `pick`: which part, dealt from the split's
+    decks (`members.Quotas`): each kind of part as often as its odds."""
     if size == len(closure) + 1:
         return [scene] + closure
     if shape.cyclic:
         cycle = shape.orbit(scene)
-        offset = int(rng.integers(size))
+        offset = pick([Fraction(1, size)] * size)
         arc = [cycle[(k - offset) % len(cycle)] for k in range(size)]
         return [scene] + sorted((v for v in arc if v is not scene), key=lambda v: v not in (cycle[1], cycle[-1])) \
             if positive else arc
     version = dict(zip(subsets(shape.tested), [scene] + closure))
-    return [version[s] for s in part(shape.tested, size, rng, holding_base=positive)]
+    return [version[s] for s in part(shape.tested, size, pick, holding_base=positive)]
 
 
 def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:
