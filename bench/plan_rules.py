@@ -6,8 +6,8 @@ minute (the learned adversaries: `bench/plan_adversaries.py`; the whole check: `
 
 Each rule scores every candidate of a group from its timeline (and, for the busyness rules, the query's named
 sounds), and is scored as the metric scores (the positive first; ties by their expectation). Printed per task and
-shape: each rule's accuracy and the paired bootstrap 95 % interval of its difference from its tie, flagged `**`
-when the interval excludes it, above or below:
+shape: each rule's accuracy and the paired bootstrap 95 % interval of its difference from its tie (seeds, then
+each seed's queries, as `plan_adversaries.interval`), flagged `**` when the interval excludes it, above or below:
 
 * query-blind, tie 1 / candidates, each as `+` (most first) and `-` (fewest first): `member` (how many
   candidates share the clip's times: every version of a member keeps its base's timeline, so this reads the
@@ -121,7 +121,7 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.perf_counter()
-    results, cells, row = defaultdict(list), defaultdict(list), 0
+    results, cells, row, seed_of = defaultdict(list), defaultdict(list), 0, []
     for seed in map(int, args.seeds.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             options = dict(source=args.source, out=scratch, split=args.split, queries_per_task=args.queries, seed=seed,
@@ -138,8 +138,9 @@ def main() -> None:
             results["count tie"].append(group_count_tie(set(mentioned(query.atoms)), [c.events for c in query.candidates], positive))
             cells[(query.task, "")].append(row)
             cells[(query.task, query.shape)].append(row)
+            seed_of.append(seed)
             row += 1
-    results = {name: np.asarray(values) for name, values in results.items()}
+    results, seed_of = {name: np.asarray(values) for name, values in results.items()}, np.asarray(seed_of)
     blind = [name for name in results if name[0] in "+-"]
     rng = np.random.default_rng(0)
     print(f"plans of {args.source} ({args.profile or 'default'}), seeds {args.seeds}: {row} queries "
@@ -157,7 +158,7 @@ def main() -> None:
             value = results[name][members]
             mark = ""
             if name not in ("bag", "count tie") and len(members) >= 30:
-                low, high = interval(value - tie, rng)
+                low, high = interval(value - tie, seed_of[members], rng)
                 if low > 0 or high < 0:
                     mark = "**"
                     flagged.append(f"{task}/{shape or '*'} {name} {100 * value.mean():.1f} vs {100 * tie.mean():.1f} "
