@@ -3,12 +3,13 @@
     python bench/plan_adversaries.py [--source SPEC] [--queries 200] [--train-queries 200] [--seeds 0]
                                      [--train-source SPEC] [--tasks TASK ...]
 
-`relation-blind` (which sounds the query names, not what it says of them; held to its count tie) and
-`listwise-audit` (a group's candidates compared, no query; chance 1 / candidates) are the systems of
-`reasonaudio baselines`, with their own features and classifier, trained on a planned train split and
-scored on a planned test split (both from `--source`, the train split's recordings from its own split) —
-nothing rendered, so a change to a planner is measured in a minute instead of a build. Printed per task and
-per task x shape: queries, each adversary's accuracy, its tie and the paired bootstrap 95 % interval of the
+`relation-blind` (which sounds the query names, not what it says of them; held to its count tie),
+`listwise-audit` (a group's candidates compared, no query; chance 1 / candidates) and `shortcut-timeline` (one
+clip's timeline, no query: the timeline half of `shortcut-audit`, whose other half hears the audio; chance 1 /
+candidates) are the systems of `reasonaudio baselines`, with their own features and classifier, trained on a
+planned train split and scored on a planned test split (both from `--source`, the train split's recordings
+from its own split) — nothing rendered, so a change to a planner is measured in a minute instead of a build.
+Printed per task and per task x shape: queries, each adversary's accuracy, its tie and the paired bootstrap 95 % interval of the
 difference (2,000 resamples, per cell; seeds, then each seed's queries). `--seeds 0,1,2` pools the test queries
 of independent builds (each adversary trained on its own build's train split): tighter intervals for the same
 question, as wide as the builds differ. The full check (audio, the query-blind audit, every baseline) stays
@@ -27,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from evaluation.systems.annotations import timeline_features                             # noqa: E402
 from evaluation.systems.learned import fit_classifier                                    # noqa: E402
 from evaluation.systems.listwise_audit import candidate_features                         # noqa: E402
 from evaluation.systems.relation_blind import group_count_tie, pair_features             # noqa: E402
@@ -37,6 +39,7 @@ from generation.tasks import TASKS                                              
 
 
 TASK_NAMES = tuple(TASKS)
+ADVERSARIES = ("relation-blind", "listwise-audit", "shortcut-timeline")
 
 
 def planned(source: str, split: str, queries: int, seed: int, tasks: tuple[str, ...], sample_rate: int = 16000) -> list:
@@ -46,18 +49,19 @@ def planned(source: str, split: str, queries: int, seed: int, tasks: tuple[str, 
 
 
 def rows(plans: list, clip_seconds: float) -> dict[str, np.ndarray]:
-    """Both adversaries' features, the labels (1: the positive) and each query's count tie."""
-    blind, listwise, labels, ties = [], [], [], []
+    """The adversaries' features, the labels (1: the positive) and each query's count tie."""
+    blind, listwise, timeline, labels, ties = [], [], [], [], []
     for plan in plans:
         named = set(mentioned(plan.atoms))
         group = [candidate.events for candidate in plan.candidates]
         positive = [c.clip_id for c in plan.candidates].index(plan.positive)
         blind += [pair_features(named, events, clip_seconds) for events in group]
         listwise += candidate_features(group)
+        timeline += [timeline_features(events, clip_seconds) for events in group]
         labels += [i == positive for i in range(len(group))]
         ties.append(group_count_tie(named, group, positive))
     return {"relation-blind": np.asarray(blind), "listwise-audit": np.asarray(listwise),
-            "labels": np.asarray(labels, dtype=int), "count tie": np.asarray(ties)}
+            "shortcut-timeline": np.asarray(timeline), "labels": np.asarray(labels, dtype=int), "count tie": np.asarray(ties)}
 
 
 def group_accuracy(scores: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
@@ -100,7 +104,8 @@ def main() -> None:
 
     started = time.perf_counter()
     test, seed_of = [], []
-    accuracy, ties = {"relation-blind": [], "listwise-audit": []}, {"relation-blind": [], "listwise-audit": []}
+    accuracy = {name: [] for name in ADVERSARIES}
+    ties = {name: [] for name in ADVERSARIES}
     for seed in map(int, args.seeds.split(",")):
         tested = planned(args.source, "test", args.queries, seed, tuple(args.tasks))
         train = planned(args.train_source or args.source, "train", args.train_queries, seed + 1, tuple(args.tasks))
@@ -110,7 +115,8 @@ def main() -> None:
             classifier = fit_classifier(train_rows[name], train_rows["labels"], seed)
             accuracy[name].append(group_accuracy(classifier.predict_proba(test_rows[name])[:, 1], test_rows["labels"], size))
         ties["relation-blind"].append(test_rows["count tie"])
-        ties["listwise-audit"].append(np.full(len(tested), 1 / size))
+        for name in ADVERSARIES[1:]:
+            ties[name].append(np.full(len(tested), 1 / size))
         test += tested
         seed_of += [seed] * len(tested)
     seed_of = np.asarray(seed_of)
@@ -124,12 +130,13 @@ def main() -> None:
     rng = np.random.default_rng(0)
     print(f"plans of {args.source}, seeds {args.seeds}: test {len(test)} queries, train {len(train)} a seed "
           f"({time.perf_counter() - started:.0f} s); accuracy (%) - tie, paired bootstrap 95 % interval\n")
-    print("| task / shape | n | relation-blind | count tie | (- tie, CI) | listwise-audit | (- 10 %, CI) |")
-    print("|---|---:|---:|---:|---|---:|---|")
+    print("| task / shape | n | relation-blind | count tie | (- tie, CI) | listwise-audit | (- 10 %, CI) "
+          "| shortcut-timeline | (- 10 %, CI) |")
+    print("|---|---:|---:|---:|---|---:|---|---:|---|")
     for (task, shape), members in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] != "", kv[0][1])):
         members = np.asarray(members)
         line = [f"{task}/{shape}" if shape else task, str(len(members))]
-        for name in ("relation-blind", "listwise-audit"):
+        for name in ADVERSARIES:
             difference = accuracy[name][members] - ties[name][members]
             low, high = interval(difference, seed_of[members], rng)
             flag = " **" if low > 0 or high < 0 else ""
