@@ -9,7 +9,7 @@ import pytest
 from generation.bank import build_bank
 from generation.relations import NO, YES, Atom, mentioned, relevant
 from generation.tasks import TASKS, plan_group, usable_shapes
-from generation.tasks.members import member_sizes
+from generation.tasks.members import member_sizes, parts, subsets
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +107,25 @@ def test_the_positive_sits_on_a_part_of_a_member_as_often_as_its_share(by_label,
     assert total >= 25 and abs(on_part / total - part / 10) < 0.15, (on_part, total)
 
 
+@pytest.mark.parametrize("flips, size, holding", [(2, 2, False), (2, 2, True), (2, 3, True), (3, 2, True), (3, 5, False)])
+def test_the_parts_dealt_have_the_odds_of_growing_a_part_one_neighbour_at_a_time(flips, size, holding):
+    """`members.parts` lists every part with its exact odds; drawn as a part is grown (a version, then a
+    neighbour of those kept, one at a time, then moved onto a version drawn of it), each comes up as often."""
+    rng, grown = np.random.default_rng(0), Counter()
+    versions = subsets(flips)
+    for _ in range(20000):
+        kept = [versions[rng.integers(len(versions))]]
+        while len(kept) < size:
+            around = sorted({tuple(sorted(set(v) ^ {i})) for v in kept for i in range(flips)} - set(kept))
+            kept.append(around[rng.integers(len(around))])
+        moved = kept[rng.integers(len(kept))] if holding else ()
+        grown[tuple(sorted((tuple(sorted(set(v) ^ set(moved))) for v in kept), key=lambda v: (len(v), v)))] += 1
+    odds = dict(parts(flips, size, holding))
+    assert sum(odds.values()) == 1 and set(odds) == set(grown)
+    assert all(abs(grown[p] / 20000 - float(q)) < 0.015 for p, q in odds.items()), (odds, grown)
+    assert not holding or all(p[0] == () for p in odds)     # the positive, its base, is on the part
+
+
 def test_a_split_puts_the_positive_on_the_part_exactly_as_often_as_its_share_and_pairs_it_with_each_flip_alike(tmp_path):
     """Drawn per query, where the positive sits swung by build (an ESC-50 build had it on the part of 6 of 47
     overlap-absent groups, and a listwise audit betting on the part scored 2.9 %). Dealt from a split's
@@ -129,7 +148,8 @@ def test_a_split_puts_the_positive_on_the_part_exactly_as_often_as_its_share_and
             on_part[plan.shape, sizes[0]] += 1
             if sizes[0] == 2:
                 mate = next(c for c, t in zip(plan.candidates, times) if t == own and c.clip_id != plan.positive)
-                flipped[plan.shape][tuple(i for i, atom in enumerate(plan.atoms) if relevant([atom], mate.events) is not YES)] += 1
+                failed = tuple(i for i, atom in enumerate(plan.atoms) if relevant([atom], mate.events) is not YES)
+                flipped[plan.shape][failed] += 1
     assert len(groups) >= 5, groups
     for (shape, part), total in groups.items():
         assert abs(on_part[shape, part] - total * part / 10) < 1.5, (shape, on_part[shape, part], total)

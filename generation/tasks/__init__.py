@@ -8,4 +8,5 @@ from .shape import Shape, Task
 TASKS: dict[str, Task] = {t.name: t for t in (negation.TASK, order.TASK, overlap.TASK, duration.TASK, mix.TASK)}
 
 __all__ = ["TASKS", "Task", "Shape", "QueryPlan", "Candidate", "PlanningError", "Quotas", "EVENTS_PER_CLIP",
-           "check_feasible", "draw_shape", "longest_discrete", "plan_group", "possible_texts", "shape_of", "usable_shapes"]
+           "check_feasible", "draw_shape", "longest_discrete", "plan_group", "possible_texts", "shape_of",
+           "usable_shapes"]

@@ -513,8 +513,8 @@ def _try_group(task, shape: Shape, query_id, picker, dealer: Dealer, candidates,
             if flips is None:
                 return NO_CLOSURE
             singles = singles or flips[:versions - 1]      # the positive's flips: a closure's first versions
-            members.append((_member_part(shape, scene, flips, sizes[j], j == 0, dealer.asking("part", shape.name, j == 0)),
-                            absent))
+            kept = _member_part(shape, scene, flips, sizes[j], j == 0, dealer.asking("part", shape.name, j == 0))
+            members.append((kept, absent))
         else:
             singles = singles or flips
             members.append(([scene] + flips, absent))

@@ -22,9 +22,9 @@ class Quotas:
     """Outcomes dealt to the queries of a split from shuffled decks, one deck per question (e.g. "is the
     positive on the part, for this shape?"): a deck holds each outcome as many times as its odds say, so every
     deck's worth of queries gets each outcome exactly as often as its odds, not only on average. Drawn afresh
-    per query, an ESC-50 build put the positive on the part of 6 of 47 overlap-absent groups (9 by its share) and
-    12 of 38 before-overlap-absent ones (8): the listwise audit, which bets on the part there, scored 2.9 % and
-    20.4 %."""
+    per query, an ESC-50 build put the positive on the part of 6 of 47 overlap-absent groups (9.4 by its share)
+    and 12 of 38 before-overlap-absent ones (7.6): the listwise audit, which bets on the part there, scored 2.9 %
+    and 20.4 %."""
 
     def __init__(self):
         self.decks: dict[tuple, list[float]] = defaultdict(list)
@@ -71,8 +71,11 @@ def subsets(flips: int) -> list[tuple[int, ...]]:
     return [c for count in range(flips + 1) for c in combinations(range(flips), count)]
 
 
+Part = tuple[tuple[int, ...], ...]         # a part's versions, each named by the subset of tested atoms it flips
+
+
 @lru_cache(maxsize=None)
-def parts(flips: int, size: int, holding_base: bool = False) -> tuple[tuple[tuple[tuple[int, ...], ...], Fraction], ...]:
+def parts(flips: int, size: int, holding_base: bool = False) -> tuple[tuple[Part, Fraction], ...]:
     """Every connected part of `size` versions of a closure, with its odds: a version drawn, then versions one
     flip from those kept, drawn one at a time (always the base and its flips, the sounds the base holds were the
     group's most frequent: 18-25 % listwise on present-two-absent). `holding_base` (the positive's member): the
@@ -95,7 +98,7 @@ def parts(flips: int, size: int, holding_base: bool = False) -> tuple[tuple[tupl
     return tuple(sorted(ordered.items()))
 
 
-def part(flips: int, size: int, pick: Pick, holding_base: bool = False) -> tuple[tuple[int, ...], ...]:
+def part(flips: int, size: int, pick: Pick, holding_base: bool = False) -> Part:
     """One of `parts`, as `pick` deals it."""
     drawn = parts(flips, size, holding_base)
     return drawn[pick([odds for _, odds in drawn])][0]
