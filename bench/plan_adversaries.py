@@ -3,17 +3,17 @@
     python bench/plan_adversaries.py [--source SPEC] [--queries 200] [--train-queries 200] [--seeds 0]
                                      [--train-source SPEC] [--tasks TASK ...]
 
-`relation-blind` (which sounds the query names, not what it says of them; held to its count tie),
-`listwise-audit` (a group's candidates compared, no query; chance 1 / candidates) and `shortcut-timeline` (one
-clip's timeline, no query: the timeline half of `shortcut-audit`, whose other half hears the audio; chance 1 /
-candidates) are the systems of `reasonaudio baselines`, with their own features and classifier, trained on a
-planned train split and scored on a planned test split (both from `--source`, the train split's recordings
-from its own split) — nothing rendered, so a change to a planner is measured in a minute instead of a build.
-Printed per task and per task x shape: queries, each adversary's accuracy, its tie and the paired bootstrap 95 % interval of the
-difference (2,000 resamples, per cell; seeds, then each seed's queries). `--seeds 0,1,2` pools the test queries
-of independent builds (each adversary trained on its own build's train split): tighter intervals for the same
-question, as wide as the builds differ. The full check (audio, the query-blind audit, every baseline) stays
-`reasonaudio baselines` on a built folder; this is its fast half, for construction work.
+`relation-blind` (which sounds the query names, not what it says of them; held to its count tie), `listwise-audit`
+(a group's candidates compared, no query; chance 1 / candidates) and `shortcut-timeline` (one clip's timeline, no
+query: the timeline half of `shortcut-audit`, whose other half hears the audio; chance 1 / candidates) are the
+systems of `reasonaudio baselines`, with their own features and classifier, trained on a planned train split and
+scored on a planned test split (both from `--source`, the train split's recordings from its own split) — nothing
+rendered, so a change to a planner is measured in a minute instead of a build. Printed per task and per task x
+shape: queries, each adversary's accuracy, its tie and the paired bootstrap 95 % interval of the difference (2,000
+resamples, per cell; seeds, then each seed's queries). `--seeds 0,1,2` pools the test queries of independent builds
+(each adversary trained on its own build's train split): tighter intervals for the same question, as wide as the
+builds differ. The full check (audio, the query-blind audit, every baseline) stays `reasonaudio baselines` on a
+built folder; this is its fast half, for construction work.
 """
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ def rows(plans: list, clip_seconds: float) -> dict[str, np.ndarray]:
         labels += [i == positive for i in range(len(group))]
         ties.append(group_count_tie(named, group, positive))
     return {"relation-blind": np.asarray(blind), "listwise-audit": np.asarray(listwise),
-            "shortcut-timeline": np.asarray(timeline), "labels": np.asarray(labels, dtype=int), "count tie": np.asarray(ties)}
+            "shortcut-timeline": np.asarray(timeline), "labels": np.asarray(labels, dtype=int),
+            "count tie": np.asarray(ties)}
 
 
 def group_accuracy(scores: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
@@ -82,9 +83,9 @@ def interval(difference: np.ndarray, seeds: np.ndarray, rng, resamples: int = 20
     sums, counts = np.zeros(resamples), np.zeros(resamples)
     for slot in range(len(by_seed)):
         for seed, values in enumerate(by_seed):
-            rows = np.flatnonzero(drawn[:, slot] == seed)
-            sums[rows] += values[rng.integers(len(values), size=(len(rows), len(values)))].sum(axis=1)
-            counts[rows] += len(values)
+            hits = np.flatnonzero(drawn[:, slot] == seed)
+            sums[hits] += values[rng.integers(len(values), size=(len(hits), len(values)))].sum(axis=1)
+            counts[hits] += len(values)
     means = sums / counts
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
@@ -115,8 +116,9 @@ def main() -> None:
             classifier = fit_classifier(train_rows[name], train_rows["labels"], seed)
             accuracy[name].append(group_accuracy(classifier.predict_proba(test_rows[name])[:, 1], test_rows["labels"], size))
         ties["relation-blind"].append(test_rows["count tie"])
-        for name in ADVERSARIES[1:]:
-            ties[name].append(np.full(len(tested), 1 / size))
+        for name in ADVERSARIES:
+            if name != "relation-blind":                 # the query-blind ones: chance
+                ties[name].append(np.full(len(tested), 1 / size))
         test += tested
         seed_of += [seed] * len(tested)
     seed_of = np.asarray(seed_of)

@@ -355,7 +355,7 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     on the stand-in's `longer`, which finds a version for one query in eight). Returns the negatives (the
     positive's member's first), how many are its member's, and (whether it is whole, how many members are).
     `dealer`: the query's share of the split's decks (`members.Quotas`; without it, a draw)."""
-    dealer = dealer or Quotas().query(rng)
+    dealer = Quotas().query(rng) if dealer is None else dealer
     sizes = positive_first(sizes_of(atoms, candidates), candidates, dealer.asking("place", shape.name))
     partners = lasts_partners(clip_seconds, tolerance)
     group, whole = _member(atoms, positive, [atoms], index, set(), sizes[0], partners,
@@ -422,7 +422,7 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
     """One query over the recordings: a shape drawn as in planned builds (another one when the recordings
     state it nowhere), then up to TRIES draws of a positive (half of them among the recordings used least as
     positives) and classes of it, until the recordings hold a whole group of members (`_group`)."""
-    best, least_used, dealer = None, used.least, (quotas or Quotas()).query(rng)
+    best, least_used, dealer = None, used.least, (Quotas() if quotas is None else quotas).query(rng)
     for shape in [draw_shape(shapes, rng) for _ in range(3)]:
         for _ in range(TRIES):
             positive = index.drawn(len(shape.relates), rng, least_used if rng.uniform() < 0.5 else None)

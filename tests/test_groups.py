@@ -107,7 +107,8 @@ def test_the_positive_sits_on_a_part_of_a_member_as_often_as_its_share(by_label,
     assert total >= 25 and abs(on_part / total - part / 10) < 0.15, (on_part, total)
 
 
-@pytest.mark.parametrize("flips, size, holding", [(2, 2, False), (2, 2, True), (2, 3, True), (3, 2, True), (3, 5, False)])
+@pytest.mark.parametrize("flips, size, holding",
+                         [(2, 2, False), (2, 2, True), (2, 3, True), (3, 2, True), (3, 5, False)])
 def test_the_parts_dealt_have_the_odds_of_growing_a_part_one_neighbour_at_a_time(flips, size, holding):
     """`members.parts` lists every part with its exact odds; drawn as a part is grown (a version, then a
     neighbour of those kept, one at a time, then moved onto a version drawn of it), each comes up as often."""
@@ -154,7 +155,8 @@ def test_a_split_puts_the_positive_on_the_part_exactly_as_often_as_its_share_and
     for (shape, part), total in groups.items():
         assert abs(on_part[shape, part] - total * part / 10) < 1.5, (shape, on_part[shape, part], total)
     for shape, mates in flipped.items():
-        assert max(mates.values()) - min(mates.values()) <= 1 and all(len(atoms) == 1 for atoms in mates), (shape, mates)
+        assert max(mates.values()) - min(mates.values()) <= 1, (shape, mates)
+        assert all(len(atoms) == 1 for atoms in mates), (shape, mates)          # a pair: the positive and a flip
 
 
 @pytest.mark.parametrize("task", ["overlap", "mix"])

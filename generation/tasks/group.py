@@ -304,7 +304,7 @@ def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.ran
     query, it was a sixth of the planner's time). `quotas`: the decks where the positive sits is dealt from,
     shared by the queries of a split (`members.Quotas`; without them, a draw per query)."""
     picker = SoundPicker(by_label, rng, {} if eligible is None else eligible)
-    dealer = (quotas or Quotas()).query(rng)
+    dealer = (Quotas() if quotas is None else quotas).query(rng)
     shapes = shapes or usable_shapes(task, by_label, clip_seconds, events, depths)
     if not shapes:
         check_feasible(task, by_label, clip_seconds, events, depths)
@@ -579,7 +579,8 @@ def _try_design(task, shape: Shape, query_id, picker: SoundPicker, design, clip_
     return _published(task, shape, query_id, scenes, design.hard, words, {}, picker, clip_seconds, style)
 
 
-def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool, pick: Pick) -> list[Scene]:
+def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool,
+                 pick: Pick) -> list[Scene]:
     """The versions a member of `size` keeps of its closure (`closure`: all but the base `scene`), the base
     first in the positive's member, then its flips: all of them, or a connected part (`members.part`: a version
     and neighbours of it; always the base and its flips, the sounds the base holds were the group's most

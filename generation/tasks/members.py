@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-LARGEST_DECK = 60       # strata of a deck whose odds need more (a deck's outcomes then within one of their odds)
+LARGEST_DECK = 60       # strata of a deck whose odds need more (its outcomes then within two of their odds a deck)
 
 Pick = Callable[[Sequence[Fraction]], int]      # odds -> the outcome drawn
 
@@ -30,9 +30,13 @@ class Quotas:
         self.decks: dict[tuple, list[float]] = defaultdict(list)
 
     def query(self, rng: np.random.Generator) -> "Dealer":
+        """The dealer of one query, which shuffles a deck it finds empty with the query's own `rng` (planning
+        stays sequential and seeded, whatever the number of workers)."""
         return Dealer(self, rng)
 
     def deal(self, key: tuple, odds: Sequence[Fraction], rng: np.random.Generator) -> int:
+        """The next outcome of deck `key` (its index in `odds`)."""
+        assert odds, "nothing to deal"
         deck = self.decks[key]
         if not deck:                       # strata of [0, 1) in random order, a uniform within each
             strata = min(lcm(*(p.denominator for p in odds)), LARGEST_DECK)
@@ -50,7 +54,7 @@ class Dealer:
         self.quotas, self.rng, self.dealt = quotas, rng, {}
 
     def pick(self, key: tuple, odds: Sequence[Fraction]) -> int:
-        key = (*key, *odds)                    # a deck per question and odds (a shape's variants may differ)
+        key = (key, tuple(odds))               # a deck per question and odds (a shape's variants may differ)
         if key not in self.dealt:
             self.dealt[key] = self.quotas.deal(key, odds, self.rng)
         return self.dealt[key]
@@ -84,17 +88,18 @@ def parts(flips: int, size: int, holding_base: bool = False) -> tuple[tuple[Part
     versions = subsets(flips)
     grown = {frozenset([v]): Fraction(1, len(versions)) for v in versions}
     for _ in range(size - 1):
-        grows: dict = defaultdict(Fraction)
+        grows: dict[frozenset, Fraction] = defaultdict(Fraction)
         for kept, odds in grown.items():
             around = {tuple(sorted(set(s) ^ {i})) for s in kept for i in range(flips)} - kept
             for version in around:
                 grows[kept | {version}] += odds / len(around)
         grown = grows
-    ordered: dict = defaultdict(Fraction)
+    ordered: dict[Part, Fraction] = defaultdict(Fraction)
     for kept, odds in grown.items():
-        for moved in (kept if holding_base else [()]):
-            ordered[tuple(sorted((tuple(sorted(set(s) ^ set(moved))) for s in kept), key=lambda v: (len(v), v)))] \
-                += odds / (len(kept) if holding_base else 1)
+        moves = sorted(kept) if holding_base else [()]
+        for moved in moves:
+            part_ = tuple(sorted((tuple(sorted(set(s) ^ set(moved))) for s in kept), key=lambda v: (len(v), v)))
+            ordered[part_] += odds / len(moves)
     return tuple(sorted(ordered.items()))
 
 
@@ -108,6 +113,7 @@ def positive_first(sizes: list[int], candidates: int, pick: Pick) -> list[int]:
     """The members' sizes with the positive's first: the part (the last size) as often as its share of the
     candidates (never there, a reader of the group's structure found 1 in 8 instead of 1 in 10)."""
     left = sizes[-1] if len(sizes) > 1 and sizes[-1] != sizes[0] else 0
-    return sizes[-1:] + sizes[:-1] if left and pick([1 - Fraction(left, candidates), Fraction(left, candidates)]) \
-        else sizes
+    if left and pick([1 - Fraction(left, candidates), Fraction(left, candidates)]):
+        return sizes[-1:] + sizes[:-1]
+    return sizes
 
