@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-LARGEST_DECK = 60       # strata of a deck whose odds need more (its outcomes then within two of their odds a deck)
+LARGEST_DECK = 60       # strata of a deck whose odds need more (each outcome then within two of its odds a deck)
 
 Pick = Callable[[Sequence[Fraction]], int]      # odds -> the outcome drawn
 
@@ -98,8 +98,8 @@ def parts(flips: int, size: int, holding_base: bool = False) -> tuple[tuple[Part
     for kept, odds in grown.items():
         moves = sorted(kept) if holding_base else [()]
         for moved in moves:
-            part_ = tuple(sorted((tuple(sorted(set(s) ^ set(moved))) for s in kept), key=lambda v: (len(v), v)))
-            ordered[part_] += odds / len(moves)
+            moved_part = tuple(sorted((tuple(sorted(set(s) ^ set(moved))) for s in kept), key=lambda v: (len(v), v)))
+            ordered[moved_part] += odds / len(moves)
     return tuple(sorted(ordered.items()))
 
 
