@@ -309,3 +309,29 @@ def test_an_excluded_sound_put_in_plays_as_much_of_itself_as_the_sound_it_replac
                 less["excluded" if excluded.seconds > replaced.seconds else "replaced"] += 1
     assert sum(less.values()) >= 30, less
     assert min(less.values()) >= sum(less.values()) / 3, less
+
+
+def test_an_excluded_continuous_sound_is_a_recording_that_plays_without_a_loop_where_its_class_has_one(by_label):
+    """Every sound of a group is a recording long enough to play unlooped where its class has one (`unlooped`),
+    the excluded sound too: drawn without it, on ESC-50 a put-in looped where the sound it replaced did not 303
+    times in 4,800 one-absent mix groups, the reverse 111, and "the highest summed recording length" found the
+    positive 10.8 % (tie 10). Here every continuous recording gets a 1.5 s twin."""
+    from dataclasses import replace
+    short = {label: sounds + [replace(sound, source_id=sound.source_id + "-short",
+                                      samples=sound.samples[:int(1.5 * sound.sample_rate)])
+                              for sound in sounds if sound.kind == "continuous"]
+             for label, sounds in by_label.items()}
+    recording = {(label, sound.source_id): sound for label, sounds in short.items() for sound in sounds}
+    longest = {label: max(sound.seconds for sound in sounds) for label, sounds in short.items()}
+
+    def needless_loop(event):
+        sound = recording[event.label, event.source_id]
+        return sound.kind == "continuous" and sound.seconds + 1e-6 < event.seconds <= longest[event.label]
+
+    looped = {"excluded": 0, "replaced": 0, "continuous put-ins": 0}
+    for plan in plans(short, "mix", 120):
+        for before, after in put_ins(plan):
+            looped["continuous put-ins"] += recording[after.label, after.source_id].kind == "continuous"
+            looped["excluded"] += needless_loop(after)
+            looped["replaced"] += needless_loop(before)
+    assert looped["continuous put-ins"] >= 30 and looped["excluded"] == looped["replaced"] == 0, looped
