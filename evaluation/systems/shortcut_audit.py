@@ -15,6 +15,7 @@ from models.scoring import EvalData, System, clip_events
 from reasonaudio_dataset.loading import audio_decoder
 
 from .annotations import timeline_features
+from .learned import fit_classifier, train_split
 
 RATE = 16000
 FRAME, HOP = 1024, 512
@@ -77,19 +78,12 @@ class ShortcutAudit(System):
         self.name, self.train, self.seed, self.workers = "shortcut-audit", train, seed, workers
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        try:
-            train = EvalData.load(self.train or data.source, split="train", acoustics=data.acoustics)  # same condition
-        except (ValueError, FileNotFoundError) as error:
-            raise ValueError(f"shortcut-audit needs a train split of disjoint recordings (reasonaudio generate "
-                             f"--split train, or shortcut-audit:?train=DIR): {error}") from None
+        train = train_split(data, self.train, self.name)       # the same acoustic condition
         # early stopping on held-out train clips: with no shortcut to learn it stops at near-constant scores
         # (ties, exactly chance) instead of fitting noise that lands in test on either side of chance (a
         # full fit scored 7.6 % [6.1, 9.2] on a build with no signal in any feature); a real shortcut
         # lowers the held-out loss and is learned as before
-        classifier = HistGradientBoostingClassifier(random_state=self.seed, early_stopping=True)
-        classifier.fit(features(train, self.workers), positive_labels(train))
+        classifier = fit_classifier(features(train, self.workers), positive_labels(train), self.seed)
         scores = classifier.predict_proba(features(data, self.workers))[:, 1]
         return torch.as_tensor(scores, dtype=torch.float32).to(device)[None, :].expand(len(data.queries), -1)
 
