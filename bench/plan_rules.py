@@ -12,7 +12,8 @@ each seed's queries, as `plan_adversaries.interval`), flagged `**` when the inte
 * query-blind, tie 1 / candidates, each as `+` (most first) and `-` (fewest first): `member` (how many
   candidates share the clip's times: every version of a member keeps its base's timeline, so this reads the
   group's structure), `continuous` (continuous sounds, the bank's kind), `sounding` (seconds any sound plays),
-  `events`, `level` (summed gain), `cropped` (discrete sounds played shorter than their recording), `shared`
+  `events`, `level` (summed gain), `cropped` (discrete sounds played shorter than their recording), `looped`
+  (continuous sounds played longer than theirs), `recorded` (its sounds' recordings' summed length), `shared`
   (the mean Jaccard similarity of the clip's classes to each other candidate's: how much the group shares them);
 * text-aware, tie = bag-of-sounds counting the named sounds present (ties by expectation): `least-busy`
   (ties broken by the fewest unnamed sounds) and `fewest-events` (by the fewest events);
@@ -44,7 +45,8 @@ from evaluation.systems.relation_blind import group_count_tie                   
 from plan_adversaries import interval                                                     # noqa: E402
 
 
-CROPPED_BY = 0.02    # seconds: a discrete sound played shorter than its recording by more is cut off
+CROPPED_BY = 0.02    # seconds: a discrete sound played shorter than its recording by more is cut off, a
+                     # continuous one played longer by more loops
 
 
 def _sounding(events) -> float:
@@ -58,9 +60,12 @@ def _sounding(events) -> float:
 def clip_statistics(events, sounds: dict) -> dict[str, float]:
     """`sounds`: source_id -> its AtomicSound (the bank's kind and recording length)."""
     discrete = [e for e in events if sounds[e.source_id].kind == "discrete"]
-    return {"continuous": len(events) - len(discrete), "sounding": _sounding(events), "events": len(events),
+    continuous = [e for e in events if sounds[e.source_id].kind != "discrete"]
+    return {"continuous": len(continuous), "sounding": _sounding(events), "events": len(events),
             "level": sum(e.gain_db for e in events),
-            "cropped": sum(e.seconds < sounds[e.source_id].seconds - CROPPED_BY for e in discrete)}
+            "cropped": sum(e.seconds < sounds[e.source_id].seconds - CROPPED_BY for e in discrete),
+            "looped": sum(e.seconds > sounds[e.source_id].seconds + CROPPED_BY for e in continuous),
+            "recorded": sum(sounds[e.source_id].seconds for e in events)}
 
 
 def rule_scores(plan, sounds: dict) -> dict[str, np.ndarray]:
@@ -74,7 +79,7 @@ def rule_scores(plan, sounds: dict) -> dict[str, np.ndarray]:
                        for i, mine in enumerate(classes)])
     stats = [clip_statistics(events, sounds) for events in group]
     scores = {"member": member, "shared": shared}
-    for key in ("continuous", "sounding", "events", "level", "cropped"):
+    for key in ("continuous", "sounding", "events", "level", "cropped", "looped", "recorded"):
         scores[key] = np.array([s[key] for s in stats], dtype=float)
     for key in list(scores):
         scores[f"-{key}"], scores[f"+{key}"] = -scores[key], scores.pop(key)

@@ -134,18 +134,21 @@ class SoundPicker:
         label = sorted(options)[self.rng.integers(len(options))]
         return options[label][self.rng.integers(len(options[label]))]
 
-    def unlooped(self, sound, seconds: float, need: Need, own: float = 0.0):
+    def unlooped(self, sound, seconds: float, need: Need):
         """A recording of the sound's class that the need admits, long enough to play `seconds` without a
-        loop, when the class has one (a loop is inaudible, but needing none is better still); else one long
-        enough for `own`, the length its place plays (with no fallback, a scene longer than every recording of
-        a class kept a 1.5 s draw looping in a 2 s place beside 5 s recordings); else `sound`."""
-        for enough in (seconds, own):
-            if sound.kind != "continuous" or sound.seconds >= enough:
+        loop, when the class has one (a loop is inaudible, but needing none is better still); else one of its
+        longest, so that no version loops it more than it must (keeping the draw, a 1.5 s recording looped in a
+        2 s place beside 5 s ones); `sound` itself when it is one of those."""
+        if sound.kind != "continuous" or sound.seconds >= seconds:
+            return sound
+        recordings = [s for s in self.eligible(need).get(sound.label, []) if s.kind == "continuous"]
+        longer = [s for s in recordings if s.seconds >= seconds]
+        if not longer:
+            longest = max((s.seconds for s in recordings), default=sound.seconds)
+            if sound.seconds >= longest:
                 return sound
-            longer = [s for s in self.eligible(need).get(sound.label, []) if s.kind == "continuous" and s.seconds >= enough]
-            if longer:
-                return longer[self.rng.integers(len(longer))]
-        return sound
+            longer = [s for s in recordings if s.seconds >= longest]
+        return longer[self.rng.integers(len(longer))]
 
 
 def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], reach: dict, room: float,
@@ -227,7 +230,7 @@ def _excluded(shape: Shape, scene: Scene, unmentioned: set[str], reach: dict, dr
         if sound is None:
             return None
         slot = scene.slot(place)
-        sound = picker.unlooped(sound, longest, need, slot.seconds)
+        sound = picker.unlooped(sound, longest, need)
         chosen[role] = sound
         places.remove(place)
         if not slot.continuous:
@@ -387,7 +390,7 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
     longest = max(seconds.values())
     for role in list(sounds):                # a flip may give a continuous sound any length of the scene
         need = shape.need(role) if role in shape.roles else CONTINUOUS
-        sounds[role] = picker.unlooped(sounds[role], longest, need, seconds[role])
+        sounds[role] = picker.unlooped(sounds[role], longest, need)
 
     def slot(role):
         sound = sounds[role]
