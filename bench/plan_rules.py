@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from generation.config import GenerateConfig                                              # noqa: E402
 from generation.pipeline import plan_split                                                # noqa: E402
-from generation.relations import mentioned                                                # noqa: E402
+from generation.relations import mentioned, sounding_seconds                              # noqa: E402
 from evaluation.systems.relation_blind import group_count_tie                             # noqa: E402
 from plan_adversaries import interval                                                     # noqa: E402
 
@@ -49,19 +49,11 @@ CROPPED_BY = 0.02    # seconds: a discrete sound played shorter than its recordi
                      # continuous one played longer by more loops
 
 
-def _sounding(events) -> float:
-    spans, total, end = sorted((e.onset, e.offset) for e in events), 0.0, -1.0
-    for onset, offset in spans:
-        total += max(0.0, offset - max(onset, end))
-        end = max(end, offset)
-    return total
-
-
 def clip_statistics(events, sounds: dict) -> dict[str, float]:
     """`sounds`: source_id -> its AtomicSound (the bank's kind and recording length)."""
     discrete = [e for e in events if sounds[e.source_id].kind == "discrete"]
     continuous = [e for e in events if sounds[e.source_id].kind != "discrete"]
-    return {"continuous": len(continuous), "sounding": _sounding(events), "events": len(events),
+    return {"continuous": len(continuous), "sounding": sounding_seconds(events), "events": len(events),
             "level": sum(e.gain_db for e in events),
             "cropped": sum(e.seconds < sounds[e.source_id].seconds - CROPPED_BY for e in discrete),
             "looped": sum(e.seconds > sounds[e.source_id].seconds + CROPPED_BY for e in continuous),

@@ -29,7 +29,8 @@ from tqdm.auto import tqdm
 from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
 from .phrases import LABELS_SEPARATOR, lookalikes, phrase_for
 from .render import RECORDING
-from .relations import NO, YES, Atom, Event, judge_queries, mentioned, occurrences, relevant, required_labels, verdict
+from .relations import (NO, YES, Atom, Event, judge_queries, mentioned, occurrences, relevant, required_labels,
+                        sounding_seconds, verdict)
 from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .spec import parse_spec
@@ -336,10 +337,7 @@ BUSYNESS = ("unnamed classes", "events", "sounding seconds")
 def busyness(clip: Clip, named: frozenset[str]) -> np.ndarray:
     """What makes a recording busy to a listener (`BUSYNESS`): its unnamed classes, its events, the seconds any
     sound plays (to 0.1 s)."""
-    playing, until = 0.0, float("-inf")
-    for onset, offset in sorted((e.onset, e.offset) for e in clip.events):
-        playing, until = playing + max(0.0, offset - max(onset, until)), max(until, offset)
-    return np.array([len(clip.classes - named), len(clip.events), round(playing, 1)])
+    return np.array([len(clip.classes - named), len(clip.events), round(sounding_seconds(clip.events), 1)])
 
 
 class Balance:
@@ -498,7 +496,9 @@ def plan_query(task, shapes: tuple[Shape, ...], query_id: str, index: _Index, us
             texts = [t for t in (render(t, phrases) for t in templates(style, shape.name)) if t not in forbidden]
             if not texts:
                 continue
-            sums = balances.setdefault(shape.name, balance_of(atoms)).copy()
+            if shape.name not in balances:
+                balances[shape.name] = balance_of(atoms)
+            sums = balances[shape.name].copy()
             negatives, own, score = _group(shape, atoms, positive, index, candidates, tolerance, clip_seconds, rng,
                                            dealer, sums)
             if len(negatives) < candidates - 1:

@@ -225,6 +225,14 @@ def mentioned(atoms: Sequence[Atom]) -> list[str]:
     return list(dict.fromkeys(a for atom in atoms for a in atom.labels))
 
 
+def sounding_seconds(events: Iterable[Event]) -> float:
+    """The seconds during which any sound of a timeline plays (overlaps counted once)."""
+    total, until = 0.0, float("-inf")
+    for onset, offset in sorted((e.onset, e.offset) for e in events):
+        total, until = total + max(0.0, offset - max(onset, until)), max(until, offset)
+    return total
+
+
 def occurrences(events: Iterable[Event]) -> dict[str, list[Event]]:
     """Each class's events in a clip (one in a planned clip; any number in a natural recording)."""
     by_label: dict[str, list[Event]] = {}

@@ -95,6 +95,16 @@ def tiny_clap(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def splits(tmp_path_factory) -> Path:
+    """Test, validation and train splits of one small build (disjoint recordings), built once per module: for
+    training, and for scoring what was trained (a module may define its own, smaller)."""
+    out = tmp_path_factory.mktemp("three-splits")
+    for split in ("test", "validation", "train"):
+        generate(small_config(out, split=split, source="synthetic:?variants=30", queries_per_task=4))
+    return out
+
+
+@pytest.fixture(scope="module")
 def training_splits(tmp_path_factory) -> Path:
     """Validation and train splits of one small build (disjoint recordings), for the training tests."""
     out = tmp_path_factory.mktemp("training-build")

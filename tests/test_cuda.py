@@ -28,19 +28,6 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA d
 SCORES = 2e-3
 
 
-@pytest.fixture(scope="module")
-def splits(tmp_path_factory):
-    """Test, validation and train splits of one small build, from disjoint recordings."""
-    from generation.pipeline import generate
-
-    from .conftest import small_config
-
-    out = tmp_path_factory.mktemp("cuda-build")
-    for split in ("test", "validation", "train"):
-        generate(small_config(out, split=split, source="synthetic:?variants=30", queries_per_task=4))
-    return out
-
-
 def _train(splits, out, model: str, device: str) -> dict:
     assert main(["train", "--data", str(splits), "--out", str(out), "--model", model, "--epochs", "1",
                  "--batch-size", "4", "--max-steps", "2", "--device", device, "--quiet"]) == 0

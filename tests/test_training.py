@@ -7,23 +7,13 @@ import torch
 
 from evaluation.runner import run
 from evaluation.systems import EvalData, open_system
-from generation.pipeline import generate
 from models.registry import create
 from reasonaudio_cli import main
 from training import loop
 from training.loss import info_nce
 from training.triplets import ContrastiveTriplets
 
-from .conftest import killed_after, small_config
-
-
-@pytest.fixture(scope="module")
-def splits(tmp_path_factory):
-    """Test, validation and train splits of one small build, from disjoint recordings."""
-    out = tmp_path_factory.mktemp("train-build")
-    for split in ("test", "validation", "train"):
-        generate(small_config(out, split=split, source="synthetic:?variants=30", queries_per_task=4))
-    return out
+from .conftest import killed_after
 
 
 def _steps_lower_the_loss(model, splits, hard_negatives: bool) -> tuple[float, float]:
