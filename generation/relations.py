@@ -225,10 +225,12 @@ def mentioned(atoms: Sequence[Atom]) -> list[str]:
     return list(dict.fromkeys(a for atom in atoms for a in atom.labels))
 
 
-def sounding_seconds(events: Iterable[Event]) -> float:
-    """The seconds during which any sound of a timeline plays (overlaps counted once)."""
-    total, until = 0.0, float("-inf")
-    for onset, offset in sorted((e.onset, e.offset) for e in events):
+def sounding_seconds(events: Iterable[Event], start: float = float("-inf"), end: float = float("inf")) -> float:
+    """The seconds of [start, end) (the whole timeline by default) during which any sound of it plays (overlaps
+    counted once)."""
+    total, until = 0.0, start
+    for onset, offset in sorted((max(e.onset, start), min(e.offset, end)) for e in events
+                                if e.offset > start and e.onset < end):
         total, until = total + max(0.0, offset - max(onset, until)), max(until, offset)
     return total
 

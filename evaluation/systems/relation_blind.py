@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from generation.relations import sounding_seconds
 from generation.spec import integer_option
 from models.scoring import EvalData, clip_events, query_atoms
 
@@ -29,12 +30,7 @@ FEATURES = ("mentioned", "mentioned_present", "unmentioned_present", "events", "
 
 def _cover(events, start: float, end: float) -> float:
     """The share of [start, end) that any of `events` sounds in."""
-    spans = sorted((max(e.onset, start), min(e.offset, end)) for e in events if e.offset > start and e.onset < end)
-    covered, reach = 0.0, start
-    for low, high in spans:
-        covered += max(0.0, high - max(low, reach))
-        reach = max(reach, high)
-    return covered / (end - start)
+    return sounding_seconds(events, start, end) / (end - start)
 
 
 def pair_features(mentioned: set[str], events, clip_seconds: float) -> list[float]:
