@@ -17,7 +17,7 @@ import logging
 import tempfile
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations, count, permutations
 from math import comb
 from typing import Optional
@@ -29,8 +29,8 @@ from tqdm.auto import tqdm
 from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
 from .phrases import LABELS_SEPARATOR, lookalikes, phrase_for
 from .render import RECORDING
-from .relations import (NO, YES, Atom, Event, judge_queries, mentioned, occurrences, relevant, required_labels,
-                        sounding_seconds, verdict)
+from .relations import (NO, YES, Atom, Event, judge_queries, judged, mentioned, occurrences, relevant,
+                        required_labels, sounding_seconds, verdict)
 from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .spec import parse_spec
@@ -60,9 +60,15 @@ class Clip:
     recording_id: str
     events: tuple[Event, ...]
 
-    @property
+    @cached_property
     def classes(self) -> frozenset[str]:
+        """Worked out once: planning asks a recording for its classes millions of times."""
         return frozenset(e.label for e in self.events)
+
+    @cached_property
+    def by_label(self) -> dict[str, list[Event]]:
+        """Its events by class (`relations.occurrences`), worked out once: every query asked of it reads them."""
+        return occurrences(self.events)
 
 
 def recording_bank(source: str, split: str, sample_rate: int, clip_seconds: float, skip_bad: bool,
@@ -141,6 +147,7 @@ class _Index:
     exhaustive: list[str]          # the classes `absent` may be asked of
     most_classes: int = 0          # the most classes one recording holds
     pools: dict[frozenset[str], list[int]] = field(default_factory=dict)
+    lacking: dict[frozenset[str], np.ndarray] = field(default_factory=dict)
 
     @classmethod
     def of(cls, clips: list[Clip], exhaustive: Optional[frozenset[str]]) -> "_Index":
@@ -172,6 +179,13 @@ class _Index:
             self.pools[needed] = sorted(set.intersection(*(self.holding.get(label, set()) for label in needed)))
         return self.pools[needed]
 
+    def unheld(self, classes: frozenset[str]) -> np.ndarray:
+        """The classes `absent` may be asked of a recording holding `classes`: the exhaustively labelled ones it
+        lacks, in order; worked out once per set of classes (a binding is drawn half a million times a split)."""
+        if classes not in self.lacking:
+            self.lacking[classes] = np.array([label for label in self.exhaustive if label not in classes])
+        return self.lacking[classes]
+
 
 class PositiveUses:
     """How often each recording has been a positive, and those used least (ascending), kept up to date as
@@ -191,8 +205,7 @@ class PositiveUses:
 
 def _failing(atoms, clip: Clip) -> list[int]:
     """The atoms a recording answers NO."""
-    by_label = occurrences(clip.events)
-    return [j for j, atom in enumerate(atoms) if verdict(atom, by_label) is NO]
+    return [j for j, atom in enumerate(atoms) if verdict(atom, clip.by_label) is NO]
 
 
 OPPOSITE = {"present": "absent", "absent": "present", "overlap": "apart", "apart": "overlap", "long": "short",
@@ -229,8 +242,9 @@ def lasts_partners(clip_seconds: float, tolerance: float) -> dict[str, str]:
     return partners
 
 
+@lru_cache(maxsize=None)
 def states_seconds(shape: Shape) -> bool:
-    """Does the shape state a number of seconds (`lasts`)?"""
+    """Does the shape state a number of seconds (`lasts`)? (Asked of every binding drawn: worked out once.)"""
     return any("n" in atom.args for atom in shape.symbolic_atoms())
 
 
@@ -277,7 +291,7 @@ def _answering(version, index: _Index, nos, taken: set[int], rng, cost) -> Optio
     found = []
     for i in looked_at:
         clip = index.clips[pool[int(i)]]
-        if pool[int(i)] not in taken and relevant(version, clip.events) is YES and _answers_no(nos, clip) and \
+        if pool[int(i)] not in taken and judged(version, clip.by_label) is YES and _answers_no(nos, clip) and \
                 _clean(named, clip):
             found.append(pool[int(i)])
             if len(found) == CHOICES:
@@ -286,7 +300,7 @@ def _answering(version, index: _Index, nos, taken: set[int], rng, cost) -> Optio
 
 
 def _answers_no(queries, clip: Clip) -> bool:
-    return all(relevant(query, clip.events) is NO for query in queries)
+    return all(judged(query, clip.by_label) is NO for query in queries)
 
 
 def _outside(atoms) -> list[tuple[Atom, ...]]:
@@ -459,8 +473,7 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
 def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_seconds: float, rng):
     """Atoms of `shape` over classes of `clip` (absent ones over exhaustively labelled classes it lacks) that
     the clip answers YES, and the words that state them; None when this draw finds none."""
-    classes = sorted(clip.classes)
-    absent = [label for label in index.exhaustive if label not in clip.classes]
+    classes, absent = sorted(clip.classes), index.unheld(clip.classes)
     if len(classes) < len(shape.relates) or len(absent) < shape.absent:
         return None
     words = dict(zip(shape.relates, (str(c) for c in rng.choice(classes, len(shape.relates), replace=False))))
@@ -468,8 +481,8 @@ def _binding(shape: Shape, clip: Clip, index: _Index, tolerance: float, clip_sec
     numbers = sorted(lasts_partners(clip_seconds, tolerance), key=float)
     for n in rng.permutation(numbers) if states_seconds(shape) else [None]:
         stated = {**words, "n": str(n)} if n is not None else words
-        atoms = tuple(replace(atom, tolerance=tolerance) for atom in shape.atoms(stated))
-        if relevant(atoms, clip.events) is YES:
+        atoms = tuple(Atom(atom.relation, atom.args, tolerance) for atom in shape.atoms(stated))
+        if judged(atoms, clip.by_label) is YES:
             return atoms, stated
     return None
 
