@@ -21,7 +21,8 @@ from .systems import HELP, check_spec, open_system
 DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
 
 BASELINES = ("random", "oracle", "bag-of-sounds", "least-busy", "first-mentioned-first", "timeline-rule",
-             "shortcut-audit", "relation-blind", "listwise-audit", "two-stage:{text_model}?captions=oracle")
+             "shortcut-audit", "relation-blind", "listwise-audit", "shared-sounds",
+             "two-stage:{text_model}?captions=oracle")
 BUSYNESS = ("bag-of-sounds", "least-busy")     # held to the named sounds' count tie, both ways
 LEARNED = ("shortcut-audit", "relation-blind", "listwise-audit")   # adversaries trained on the train split
 WORDS_MARGIN = 0.10   # first-mentioned-first may beat bag-of-sounds by at most this on any cell
@@ -315,7 +316,8 @@ def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float | No
             checks.append((name, accuracy(name), np.asarray(results[name]["per_query"]["count_tie"]), None,
                            "how busy a candidate is (events, other sounds) finds the positive among those holding "
                            "the named sounds"))
-    for name, what in (("shortcut-audit", "clip acoustics alone"), ("listwise-audit", "comparing the candidates")):
+    for name, what in (("shortcut-audit", "clip acoustics alone"), ("listwise-audit", "comparing the candidates"),
+                       ("shared-sounds", "how much the rest of its group shares a candidate's sounds")):
         if name in results:
             checks.append((name, accuracy(name), chance(name), None, f"{what} (no query) finds the positive"))
     return checks

@@ -256,6 +256,25 @@ def test_timeline_rule_is_query_blind(small_corpus):
         open_system("timeline-rule:?feature=loudness")
 
 
+def test_shared_sounds_ranks_the_candidate_whose_sounds_its_group_shares_least_first(small_corpus):
+    """A query-blind rule on the group's structure: per candidate, the mean Jaccard similarity of its classes to
+    each other candidate's; the least shared first (?order=most: the most shared); clips outside the group below."""
+    data = EvalData.load(str(small_corpus))
+    row = {clip: i for i, clip in enumerate(data.corpus["clip_id"])}
+    classes = [{event["label"] for event in events} for events in data.corpus["events"]]
+    least, most = (open_system(spec).similarity(data) for spec in ("shared-sounds", "shared-sounds:?order=most"))
+    for query, group in enumerate(data.queries["candidates"]):
+        sets = [classes[row[clip]] for clip in group]
+        mean = [np.mean([len(a & b) / len(a | b) for j, b in enumerate(sets) if j != i]) for i, a in enumerate(sets)]
+        columns = [row[clip] for clip in group]
+        assert np.allclose(least[query, columns].numpy(), 1 - np.array(mean))
+        assert np.allclose(most[query, columns].numpy(), np.array(mean))
+        outside = np.setdiff1d(np.arange(len(data.corpus)), columns)
+        assert (least[query, outside] < least[query, columns].min()).all()
+    with pytest.raises(ValueError, match="order must be one of least, most"):
+        open_system("shared-sounds:?order=fewest")
+
+
 def _event(label, onset, offset=None):
     return {"label": label, "source_id": f"{label}-0", "onset": onset, "offset": offset or onset + 1.0, "gain_db": 0.0}
 

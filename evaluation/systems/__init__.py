@@ -31,6 +31,7 @@ SYSTEMS = {
     "timeline-rule": "timeline_rule",
     "relation-blind": "relation_blind",
     "listwise-audit": "listwise_audit",
+    "shared-sounds": "shared_sounds",
 }
 # What a kind's location names, checked before its module loads: a folder or file that must be there, or a
 # Hugging Face model (a local folder, in the Hub's cache, or fetched: not while offline).
