@@ -1,7 +1,8 @@
 """The relations of DESIGN §4 and the single relevance function.
 
-Everything that decides whether a clip answers a query calls `relevant` here: the planner (to verify
-each positive and negative), the writer (corpus qrels), the validator and the oracle baseline.
+Everything that decides whether a clip answers a query calls `relevant` here (or `judged`, the same function
+over a clip's events already grouped by class): the planner (to verify each positive and negative), the writer
+(corpus qrels), the validator and the oracle baseline.
 Relations are three-valued so that pairs between the margins are `AMBIGUOUS`, never guessed.
 """
 from __future__ import annotations
@@ -289,8 +290,8 @@ def judge_queries(queries: Iterable[tuple[str, Sequence[Atom]]],
     for query_id, atoms in queries:
         needed = required_labels(atoms)
         pool = set.intersection(*(with_label.get(label, set()) for label in needed)) if needed else range(len(clips))
-        judged = ((clips[index][0], relevant(atoms, clips[index][1])) for index in sorted(pool))
-        yield query_id, [(clip_id, verdict) for clip_id, verdict in judged if verdict is not NO]
+        verdicts = ((clips[index][0], relevant(atoms, clips[index][1])) for index in sorted(pool))
+        yield query_id, [(clip_id, verdict) for clip_id, verdict in verdicts if verdict is not NO]
 
 
 def judge_corpus(queries: Iterable[tuple[str, Sequence[Atom]]],

@@ -1,4 +1,5 @@
 """Model adapters, diagnostic baselines, the evaluate command and its reports."""
+import itertools
 import json
 import re
 from pathlib import Path
@@ -271,8 +272,28 @@ def test_shared_sounds_ranks_the_candidate_whose_sounds_its_group_shares_least_f
         assert np.allclose(most[query, columns].numpy(), np.array(mean))
         outside = np.setdiff1d(np.arange(len(data.corpus)), columns)
         assert (least[query, outside] < least[query, columns].min()).all()
+        for i, j in itertools.combinations(range(len(sets)), 2):     # the same sounds: exactly tied, never
+            if sets[i] == sets[j]:                                    # one rounding step apart
+                assert least[query, columns[i]] == least[query, columns[j]]
     with pytest.raises(ValueError, match="order must be one of least, most"):
         open_system("shared-sounds:?order=fewest")
+
+
+def test_shared_sounds_are_exact():
+    """Worked out in fractions: in floats, summed in each candidate's own order of the others, the eight
+    candidates the rest share exactly as much (17/27) came out one rounding step apart (0.6296296296296295 for
+    c+z, ...297 for a+c+z): a tie broken by rounding."""
+    from fractions import Fraction
+
+    from generation.relations import Event
+    from evaluation.systems.shared_sounds import shared
+
+    def clip(*labels):
+        return [Event(label, label, float(i), i + 1.0, 0.0) for i, label in enumerate(labels)]
+
+    order = ("a c z", "a c z", "c z", "a c z", "c z", "a c z", "b", "c z", "b", "c z")
+    group = [clip(*labels.split()) for labels in order]
+    assert shared(group) == [Fraction(1, 9) if labels == "b" else Fraction(17, 27) for labels in order]
 
 
 def _event(label, onset, offset=None):
