@@ -26,13 +26,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5, help="runs per command, the median kept (default: 5)")
     args = parser.parse_args()
-    from reasonaudio_cli import build_parser
+    from reasonaudio.cli import build_parser
 
     commands = [[]] + [[name] for name in build_parser()[1]]
     anchor = seconds([sys.executable, "-c", "pass"], args.repeats)
     print(f"anchor: python -c pass {anchor:.3f} s\n\n| command | seconds | x anchor | target {TARGET} s |\n|---|---:|---:|---|")
     for command in commands:
-        took = seconds([sys.executable, "-m", "reasonaudio_cli", *command, "--help"], args.repeats)
+        took = seconds([sys.executable, "-m", "reasonaudio", *command, "--help"], args.repeats)
         print(f"| reasonaudio {' '.join(command + ['--help'])} | {took:.3f} | {took / anchor:.1f} | "
               f"{'met' if took < TARGET else 'MISSED'} |")
 

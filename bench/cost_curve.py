@@ -37,7 +37,7 @@ CORPUS_QUERIES = 1000         # queries of the corpus-mode metric at every scale
 
 PLAN = """
 import sys
-from generation.pipeline import GenerateConfig, plan_split, qrels_batches
+from reasonaudio.generation.pipeline import GenerateConfig, plan_split, qrels_batches
 plan = plan_split(GenerateConfig(queries_per_task=int(sys.argv[1]), sample_rate=int(sys.argv[2]), progress=False),
                   forbidden=frozenset())
 if sys.argv[3] == "qrels":
@@ -66,7 +66,7 @@ EMBEDDINGS = """
 import sys
 import numpy as np
 from reasonaudio_dataset import load_reasonaudio
-from evaluation.systems.embeddings_file import save_embeddings
+from reasonaudio.evaluation.systems.embeddings_file import save_embeddings
 split = load_reasonaudio(sys.argv[1], split="test")
 rng = np.random.default_rng(0)
 queries, clips = split.queries["query_id"], split.corpus.data.column("clip_id").to_pylist()

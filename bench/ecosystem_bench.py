@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def mteb_agreement(data: str, spec: str) -> None:
     import mteb
 
-    from evaluation.mteb_model import mteb_model
-    from evaluation.runner import run
-    from evaluation.systems import EvalData, open_system
+    from reasonaudio.evaluation.mteb_model import mteb_model
+    from reasonaudio.evaluation.runner import run
+    from reasonaudio.evaluation.systems import EvalData, open_system
     from reasonaudio_dataset.mteb_task import reasonaudio_task
 
     split = EvalData.load(data)
@@ -64,7 +64,7 @@ class _Fixed:
 
 
 def cache_speedup(data: str, spec: str) -> None:
-    from reasonaudio_cli import main
+    from reasonaudio.cli import main
 
     with tempfile.TemporaryDirectory() as tmp:
         walls, results = [], []

@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DEFAULT_ESC50 = HERE.parents[1] / "shared" / "data" / "esc50-subset"
 SCAPER_VENV = HERE / ".scaper-venv"
-REASONAUDIO = [sys.executable, "-m", "reasonaudio_cli"]
+REASONAUDIO = [sys.executable, "-m", "reasonaudio"]
 
 
 def tree_memory(pid: int, fields: tuple[str, ...] = ("Pss",)) -> dict[str, int]:

@@ -82,10 +82,10 @@ def main() -> None:
                         "compose-or-memorise table (default: off)")
     args = parser.parse_args()
 
-    from evaluation.runner import run
-    from evaluation.systems import EvalData, open_system
-    from generation.pipeline import GenerateConfig, generate
-    from training.loop import TrainConfig, train
+    from reasonaudio.evaluation.runner import run
+    from reasonaudio.evaluation.systems import EvalData, open_system
+    from reasonaudio.generation.pipeline import GenerateConfig, generate
+    from reasonaudio.training.loop import TrainConfig, train
 
     def build(folder: Path, split: str, queries: int, candidates: int, seed: int, style: str = "natural") -> None:
         source = args.source

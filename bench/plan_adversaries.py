@@ -28,14 +28,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.systems.annotations import timeline_features                             # noqa: E402
-from evaluation.systems.learned import fit_classifier                                    # noqa: E402
-from evaluation.systems.listwise_audit import candidate_features                         # noqa: E402
-from evaluation.systems.relation_blind import group_count_tie, pair_features             # noqa: E402
-from generation.config import GenerateConfig                                              # noqa: E402
-from generation.pipeline import plan_split                                                # noqa: E402
-from generation.relations import mentioned                                                # noqa: E402
-from generation.tasks import TASKS                                                        # noqa: E402
+from reasonaudio.evaluation.systems.annotations import timeline_features                             # noqa: E402
+from reasonaudio.evaluation.systems.learned import fit_classifier                                    # noqa: E402
+from reasonaudio.evaluation.systems.listwise_audit import candidate_features                         # noqa: E402
+from reasonaudio.evaluation.systems.relation_blind import group_count_tie, pair_features             # noqa: E402
+from reasonaudio.generation.config import GenerateConfig                                              # noqa: E402
+from reasonaudio.generation.pipeline import plan_split                                                # noqa: E402
+from reasonaudio.generation.relations import mentioned                                                # noqa: E402
+from reasonaudio.generation.tasks import TASKS                                                        # noqa: E402
 
 
 TASK_NAMES = tuple(TASKS)

@@ -38,10 +38,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generation.config import GenerateConfig                                              # noqa: E402
-from generation.pipeline import plan_split                                                # noqa: E402
-from generation.relations import mentioned, sounding_seconds                              # noqa: E402
-from evaluation.systems.relation_blind import group_count_tie                             # noqa: E402
+from reasonaudio.generation.config import GenerateConfig                                              # noqa: E402
+from reasonaudio.generation.pipeline import plan_split                                                # noqa: E402
+from reasonaudio.generation.relations import mentioned, sounding_seconds                              # noqa: E402
+from reasonaudio.evaluation.systems.relation_blind import group_count_tie                             # noqa: E402
 from plan_adversaries import interval                                                     # noqa: E402
 
 

@@ -35,7 +35,7 @@ def refused(arguments: list[str], repeats: int, environment: dict) -> tuple[floa
     times = []
     for _ in range(repeats):
         begun = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "reasonaudio_cli", *arguments], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", "reasonaudio", *arguments], capture_output=True, text=True,
                               env=environment)
         times.append(time.perf_counter() - begun)
     lines = (done.stderr or done.stdout).strip().splitlines() or [""]
@@ -46,7 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3, help="runs per case, the median kept (default: 3)")
     args = parser.parse_args()
-    from generation.pipeline import GenerateConfig, generate
+    from reasonaudio.generation.pipeline import GenerateConfig, generate
 
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     with tempfile.TemporaryDirectory() as scratch:

@@ -81,8 +81,8 @@ def main() -> None:
     from reasonaudio_dataset.loading import load_table
 
     from reasonaudio_metric.functional import score
-    from training.loss import info_nce
-    from models.small import SmallAudioText
+    from reasonaudio.training.loss import info_nce
+    from reasonaudio.models.small import SmallAudioText
 
     def split(name):
         queries = load_table(args.data, "queries", name)

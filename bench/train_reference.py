@@ -46,10 +46,10 @@ def main() -> None:
                         "ESC-50 subset, fold 4): validation and train reuse them with other seeds (default: off)")
     args = parser.parse_args()
 
-    from evaluation.runner import run
-    from evaluation.systems import EvalData, open_system
-    from generation.pipeline import GenerateConfig, generate
-    from training.loop import TrainConfig, train
+    from reasonaudio.evaluation.runner import run
+    from reasonaudio.evaluation.systems import EvalData, open_system
+    from reasonaudio.generation.pipeline import GenerateConfig, generate
+    from reasonaudio.training.loop import TrainConfig, train
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:

@@ -51,9 +51,9 @@ def main() -> None:
     parser.add_argument("--split", default="test", help="(default: test)")
     args = parser.parse_args()
 
-    from evaluation.systems import EvalData
-    from evaluation.systems import bag_of_sounds
-    from evaluation.systems.relation_blind import count_tie
+    from reasonaudio.evaluation.systems import EvalData
+    from reasonaudio.evaluation.systems import bag_of_sounds
+    from reasonaudio.evaluation.systems.relation_blind import count_tie
 
     data = EvalData.load(args.data, args.split)
     ids = data.queries["query_id"]

@@ -33,7 +33,7 @@ from .config import GenerateConfig
 RETRIES = 3           # runs of a task whose worker died, after the first
 REAP_SECONDS = 5      # how long a cluster's process has to end on SIGTERM before it is killed
 CONNECT_SECONDS = 5.0   # to reach a cluster's address before it is refused
-SHIPPED = ("generation", "reasonaudio_dataset")   # ReasonAudio's packages a node imports to render a file
+SHIPPED = ("reasonaudio", "reasonaudio_dataset")   # ReasonAudio's packages a node imports to render a file
 
 
 def check_reachable(address: str | None) -> None:
@@ -119,7 +119,7 @@ def start_reaper(session: str) -> subprocess.Popen:
     """A process of its own session that waits until this one closes its stdin or dies (kill -9 included),
     then ends the local cluster this run started: every process holding a file of its Ray `session` folder
     (its logs; Ray's agents rename themselves, so neither name nor environment tells them)."""
-    return subprocess.Popen([sys.executable, "-m", "generation.executor", session], stdin=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "reasonaudio.generation.executor", session], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 

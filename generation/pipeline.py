@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 
 import pyarrow.parquet as pq
 
+from reasonaudio.versions import BENCHMARK_VERSION
 from reasonaudio_dataset.card import RECORDS, write_card, write_json
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern
 
@@ -364,7 +365,7 @@ def split_record(plan: Plan) -> dict:
             positive = next(c for c in query.candidates if c.clip_id == query.positive)
             examples[query.task] = {"query": query.text, "positive_caption": caption(positive.events, plan.phrases)}
     record = {
-        "fingerprint": plan.fingerprint, "parameters": plan.config.content(),
+        "fingerprint": plan.fingerprint, "benchmark_version": BENCHMARK_VERSION, "parameters": plan.config.content(),
         "files": [data_file(c, plan.config.split) for c in ("queries", "qrels", "sources")]
         + [relative for corpus in plan.config.corpus_configs() for relative, _, _ in plan.corpus_files(corpus)],
         "acoustics": {corpus: condition.name for corpus, condition in plan.config.corpus_configs().items()},

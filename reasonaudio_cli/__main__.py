@@ -1,4 +1,4 @@
-"""`python -m reasonaudio_cli ...` (and `torchrun -m reasonaudio_cli ...`): the `reasonaudio` command."""
-from . import entry
+"""Deprecated: `python -m reasonaudio`."""
+from reasonaudio_cli import entry
 
 raise SystemExit(entry())

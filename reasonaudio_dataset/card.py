@@ -134,6 +134,7 @@ def card_data(out: Path, records: dict[str, dict]) -> DatasetCardData:
     clips = sum(record["counts"]["clips"] for record in records.values())
     configs = folder_configs(records)
     data = DatasetCardData(
+        benchmark_version=benchmark_version(records),
         pretty_name="ReasonAudio", license=hub_license(licenses), language=["en"], multilinguality="monolingual",
         size_categories=[_size_category(clips)], task_categories=TASK_CATEGORIES,
         annotations_creators=["machine-generated"], language_creators=["machine-generated"],
@@ -218,10 +219,16 @@ def _attributions(record: dict) -> str:
             f"column of <code>sources</code>)</summary>\n\n{lines}\n\n</details>\n\n")
 
 
+def benchmark_version(records: dict[str, dict]) -> str:
+    """The benchmark version the splits were built at ("unversioned": before versions were stamped; several,
+    comma-separated, where splits differ)."""
+    return ", ".join(sorted({record.get("benchmark_version", "unversioned") for record in records.values()}))
+
+
 def render_card(out: Path, repo: str | None = None) -> str:
     """The card of a folder's finished splits; `repo` is the name the load examples use."""
     records = load_records(out)
-    body = TEMPLATE.read_text().format(repo=repo or "PATH_OR_REPO_ID",
+    body = TEMPLATE.read_text().format(repo=repo or "PATH_OR_REPO_ID", benchmark_version=benchmark_version(records),
                                        splits="\n".join(_split_section(s, r) for s, r in records.items()))
     return str(DatasetCard(f"---\n{card_data(out, records).to_yaml()}\n---\n{body}"))
 

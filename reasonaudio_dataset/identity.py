@@ -88,19 +88,23 @@ def read_record(path_or_repo: str, split: str = "test") -> dict:
 
 
 def build_identity(path_or_repo: str, split: str = "test") -> dict:
-    """What identifies one split of a build: {"id", "fingerprint", "content" (local folders: SHA-256 over
-    every table's digest), "revision" (Hub repositories: the resolved commit, when reachable)}. `id` is
-    the short name caches and records use: `content:<16 hex>` or `hub:<repo>@<commit>`."""
-    fingerprint = read_record(path_or_repo, split).get("fingerprint")
+    """What identifies one split of a build: {"id", "fingerprint", "benchmark_version" (None: built before
+    versions were stamped), "content" (local folders: SHA-256 over every table's digest), "revision" (Hub
+    repositories: the resolved commit, when reachable)}. `id` is the short name caches and records use:
+    `content:<16 hex>` or `hub:<repo>@<commit>`."""
+    record = read_record(path_or_repo, split)
+    fingerprint, version = record.get("fingerprint"), record.get("benchmark_version")
     folder = Path(path_or_repo)
     if folder.is_dir():
         tables = {config: table_digest(folder, config, split) for config in _configs(folder)
                   if table_files(folder, config, split)}
         content = hashlib.sha256(json.dumps(tables, sort_keys=True).encode()).hexdigest()
-        return {"id": f"content:{content[:16]}", "fingerprint": fingerprint, "content": content, "tables": tables,
+        return {"id": f"content:{content[:16]}", "fingerprint": fingerprint, "benchmark_version": version,
+                "content": content, "tables": tables,
                 "split": split}
     revision = hub_revision(path_or_repo)
-    return {"id": f"hub:{path_or_repo}@{revision or 'unresolved'}", "fingerprint": fingerprint, "content": None,
+    return {"id": f"hub:{path_or_repo}@{revision or 'unresolved'}", "fingerprint": fingerprint, "benchmark_version": version,
+            "content": None,
             "revision": revision, "split": split}
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from generation.pipeline import GenerateConfig, generate
+from reasonaudio.generation.pipeline import GenerateConfig, generate
 
 ESC50 = Path(__file__).resolve().parents[2] / "shared" / "data" / "esc50-subset"
 

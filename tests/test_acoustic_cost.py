@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from generation.acoustics import ConditionError, GroupChain, condition_from_spec, load_condition, seeded
+from reasonaudio.generation.acoustics import ConditionError, GroupChain, condition_from_spec, load_condition, seeded
 
 pytest.importorskip("audiomentations")
 
@@ -22,7 +22,7 @@ pytest.importorskip("audiomentations")
 def test_a_filter_designed_once_filters_as_audiomentations_does(name, band, zero_phase):
     import audiomentations
 
-    from generation.acoustics.filters import DESIGNED_ONCE
+    from reasonaudio.generation.acoustics.filters import DESIGNED_ONCE
 
     rng = np.random.default_rng(0)
     for seed, rate in enumerate([8000, 16000, 44100] * 2):
@@ -55,7 +55,7 @@ def test_a_condition_of_version_1_keeps_audiomentations_noise_to_the_sample():
     digest is the one the commit before version 2 computed."""
     import audiomentations
 
-    from generation.acoustics.chain import transform_class
+    from reasonaudio.generation.acoustics.chain import transform_class
 
     assert transform_class("AddColorNoise") is audiomentations.AddColorNoise
     assert transform_class("AddGaussianSNR", 1) is audiomentations.AddGaussianSNR
@@ -69,7 +69,7 @@ def test_version_2_colour_noise_is_audiomentations_colouring_in_float32(f_decay,
     float32 rounding; drawn, it is float32 at unit RMS, and white noise (f_decay 0) as drawn."""
     from audiomentations.augmentations.add_color_noise import generate_decaying_white_noise
 
-    from generation.acoustics.noise import color_noise, coloured, decay_response
+    from reasonaudio.generation.acoustics.noise import color_noise, coloured, decay_response
 
     rate, length = 16000, 16000 * 4
     with seeded(1):
@@ -85,7 +85,7 @@ def test_version_2_colour_noise_is_audiomentations_colouring_in_float32(f_decay,
 
 
 def test_version_2_gaussian_noise_is_at_the_drawn_level_and_reproducible():
-    from generation.acoustics.noise import Float32GaussianSNR
+    from reasonaudio.generation.acoustics.noise import Float32GaussianSNR
 
     transform = Float32GaussianSNR(min_snr_db=10, max_snr_db=10, p=1.0)
     silence = np.zeros(160000, np.float32)
@@ -115,7 +115,7 @@ def test_the_bank_check_measures_each_sound_once_for_all_draws(monkeypatch):
     """A bank sound's own level is the same in every draw: measured once, only what each draw leaves of it
     is measured per draw, at two places on the chain's frame grid (the verdicts are those of measuring it
     every time)."""
-    import generation.acoustics.chain as chain
+    import reasonaudio.generation.acoustics.chain as chain
 
     rate, seconds = 16000, np.arange(16000) / 16000
     sounds = [SimpleNamespace(source_id=f"s{k}", label=f"tone {k}", kind="continuous",
@@ -133,7 +133,7 @@ def test_a_bank_check_draw_that_repeats_one_on_the_same_sounds_is_not_run_again(
     """A fixed band draws the same filter four times: the first draw leaves the hum out, the second runs on
     the sounds left (another chunk), the last two repeat the second and are not run; the verdicts stand.
     Each draw hears its chunk twice, in both orders (two places on a codec's frame grid)."""
-    import generation.acoustics.chain as chain
+    import reasonaudio.generation.acoustics.chain as chain
 
     rate, seconds = 16000, np.arange(16000) / 16000
     tones = {"hum": 40, **{f"tone {k}": 500 + 200 * k for k in range(4)}}

@@ -11,15 +11,15 @@ import pytest
 import soundfile
 import yaml
 
-from generation.acoustics import GroupChain, condition_from_spec, load_condition
-from generation.acoustics.chain import CLEAR_DB, ClippedUnderCondition, InaudibleUnderCondition, group_chain, group_seed
-from generation.acoustics.spec import MAX_ALIASES, MAX_FILE_BYTES, Condition, ConditionError
-from generation.bank import AtomicSound, SoundBank
-from generation.pipeline import generate
-from generation.relations import Event
-from generation.render import render
-from generation.validate import validate
-from reasonaudio_cli import main
+from reasonaudio.generation.acoustics import GroupChain, condition_from_spec, load_condition
+from reasonaudio.generation.acoustics.chain import CLEAR_DB, ClippedUnderCondition, InaudibleUnderCondition, group_chain, group_seed
+from reasonaudio.generation.acoustics.spec import MAX_ALIASES, MAX_FILE_BYTES, Condition, ConditionError
+from reasonaudio.generation.bank import AtomicSound, SoundBank
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.relations import Event
+from reasonaudio.generation.render import render
+from reasonaudio.generation.validate import validate
+from reasonaudio.cli import main
 
 from .conftest import small_config
 

@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from generation.acoustics import (MAX_RT60, ConditionError, GroupChain, as_condition, condition_from_spec,
+from reasonaudio.generation.acoustics import (MAX_RT60, ConditionError, GroupChain, as_condition, condition_from_spec,
                                   load_condition, presets)
-from reasonaudio_cli import main
-from generation.pipeline import generate
-from generation.validate import validate
+from reasonaudio.cli import main
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.validate import validate
 
 from .conftest import killed_after, small_config
 
@@ -228,7 +228,7 @@ def test_contrastive_triplets_augment_positive_and_negative_alike(robust):
     torch = pytest.importorskip("torch")
     from audiomentations import Compose, TimeStretch
 
-    from training.triplets import ContrastiveTriplets
+    from reasonaudio.training.triplets import ContrastiveTriplets
 
     plain = ContrastiveTriplets(str(robust), split="train")
     noisy = ContrastiveTriplets(str(robust), split="train", augment="noisy")
@@ -255,7 +255,7 @@ def test_the_readme_training_example_runs(robust):
 
 
 def test_a_killed_robustness_build_resumes_to_the_same_folder(tmp_path, monkeypatch):
-    from generation import pipeline
+    from reasonaudio.generation import pipeline
 
     from .test_generate import same_tree
 
@@ -277,7 +277,7 @@ def test_the_room_convolves_in_blocks_as_scipy_convolves_whole(length):
     to float32 rounding, cut to the clip's length or whole."""
     from scipy.signal import convolve
 
-    from generation.acoustics.rooms import RoomResponse
+    from reasonaudio.generation.acoustics.rooms import RoomResponse
 
     rng = np.random.default_rng(length)
     rir, clip = rng.normal(size=6000).astype(np.float32), rng.normal(size=length).astype(np.float32)
@@ -296,7 +296,7 @@ def test_the_shoebox_room_draws_what_audiomentations_draws_and_responds_as_its_r
 
     from audiomentations import RoomSimulator
 
-    from generation.acoustics.rooms import ShoeBoxRoom
+    from reasonaudio.generation.acoustics.rooms import ShoeBoxRoom
 
     arguments = dict(calculation_mode="rt60", min_target_rt60=0.15, max_target_rt60=0.35, max_order=10,
                      use_ray_tracing=False, leave_length_unchanged=True, p=1.0)
@@ -315,7 +315,7 @@ def test_the_shoebox_room_draws_what_audiomentations_draws_and_responds_as_its_r
 
 
 def test_a_channel_at_its_own_rate_keeps_every_onset_and_the_clip_length():
-    from generation.acoustics.chain import build
+    from reasonaudio.generation.acoustics.chain import build
 
     channel = build({"AtSampleRate": {"sample_rate": 8000, "p": 1.0, "transforms": [
         {"BandPassFilter": {"min_center_freq": 1850, "max_center_freq": 1850, "min_bandwidth_fraction": 1.6757,

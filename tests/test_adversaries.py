@@ -8,13 +8,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from evaluation.systems.learned import fit_classifier
-from evaluation.systems.listwise_audit import candidate_features
-from evaluation.systems.relation_blind import pair_features
-from generation.bank import build_bank
-from generation.relations import Event
-from generation.tasks import TASKS, Quotas, plan_group
-from generation.tasks.designs import design_scenes
+from reasonaudio.evaluation.systems.learned import fit_classifier
+from reasonaudio.evaluation.systems.listwise_audit import candidate_features
+from reasonaudio.evaluation.systems.relation_blind import pair_features
+from reasonaudio.generation.bank import build_bank
+from reasonaudio.generation.relations import Event
+from reasonaudio.generation.tasks import TASKS, Quotas, plan_group
+from reasonaudio.generation.tasks.designs import design_scenes
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_the_count_tie_counts_named_sounds_not_their_events():
     """A natural recording may hold a named class twice: the tie is that of counting the classes, the best a
     counting rule does (counting events, a rule counting classes beat it with no relation read: +9.9 points
     on the natural stand-in's `longer`)."""
-    from evaluation.systems.relation_blind import group_count_tie
+    from reasonaudio.evaluation.systems.relation_blind import group_count_tie
     positive = [ev("x", 0, 1), ev("y", 2, 3)]
     repeated = [ev("x", 0, 1), ev("x", 2, 3), ev("u", 4, 5)]        # two events of x, no y
     version = [ev("y", 0, 1), ev("x", 2, 3)]

@@ -5,14 +5,14 @@ import sys
 
 import pytest
 
-from reasonaudio_cli import build_parser
+from reasonaudio.cli import build_parser
 
 HEAVY = ("torch", "datasets", "scipy", "transformers", "pandas", "pyarrow", "sklearn", "matplotlib",
          "audiomentations", "soundfile", "evaluate", "huggingface_hub")
 
 
 def test_building_the_parser_imports_no_heavy_library():
-    code = ("import sys, reasonaudio_cli; reasonaudio_cli.build_parser(); "
+    code = ("import sys, reasonaudio.cli; reasonaudio.cli.build_parser(); "
             f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -29,7 +29,7 @@ def test_every_subcommand_has_help_with_its_defaults(command, capsys):
 
 
 def test_a_profile_sets_defaults_and_an_option_given_wins():
-    from generation.cli import generate_config
+    from reasonaudio.generation.cli import generate_config
 
     parser, _ = build_parser()
     paper = generate_config(parser.parse_args(["generate", "--profile", "paper", "--out", "x"]))
@@ -42,7 +42,7 @@ def test_a_profile_sets_defaults_and_an_option_given_wins():
 
 
 def test_standin_writes_a_strong_label_corpus_and_says_what_it_wrote(tmp_path, capsys):
-    from reasonaudio_cli import main
+    from reasonaudio.cli import main
 
     folder = tmp_path / "standin"
     assert main(["standin", str(folder), "--recordings", "3", "--seconds", "6", "--quiet"]) == 0
@@ -58,7 +58,7 @@ def test_standin_writes_a_strong_label_corpus_and_says_what_it_wrote(tmp_path, c
 
 
 def test_the_top_level_help_lists_every_baseline_and_merge_says_what_it_does(capsys):
-    from evaluation.cli import BASELINES
+    from reasonaudio.evaluation.cli import BASELINES
 
     parser, _ = build_parser()
     listed = {choice.dest: choice.help for action in parser._subparsers._group_actions
@@ -70,7 +70,7 @@ def test_the_top_level_help_lists_every_baseline_and_merge_says_what_it_does(cap
 
 
 def test_an_interrupted_command_is_one_line_not_a_traceback(monkeypatch, capsys):
-    import reasonaudio_cli
+    from reasonaudio import cli as reasonaudio_cli
 
     def killed():
         raise KeyboardInterrupt
@@ -81,8 +81,8 @@ def test_an_interrupted_command_is_one_line_not_a_traceback(monkeypatch, capsys)
 
 
 def test_evaluate_and_validate_say_what_they_do_first_and_evaluate_where_it_wrote_last(small_corpus, tmp_path, capsys):
-    from evaluation.report import RESULT_FILES
-    from reasonaudio_cli import main
+    from reasonaudio.evaluation.report import RESULT_FILES
+    from reasonaudio.cli import main
 
     out = tmp_path / "run"
     assert main(["evaluate", "--data", str(small_corpus), "--model", "oracle", "--out", str(out), "--bootstrap", "0"]) == 0

@@ -4,9 +4,9 @@ import logging
 
 import pytest
 
-from generation.bank import BadSourcesError, build_bank
-from generation.sources import open_source
-from generation.sources import BadRecording
+from reasonaudio.generation.bank import BadSourcesError, build_bank
+from reasonaudio.generation.sources import open_source
+from reasonaudio.generation.sources import BadRecording
 
 from .conftest import write_tone
 
@@ -53,7 +53,7 @@ def test_a_file_listed_twice(tmp_path, caplog):
             "a.wav,hum,0,\n"        # 5: another label, the same sound: dropped
             "a.wav,hum,1,2\n"       # 6: another label, another region: kept
             "b.wav,hum,,\n")
-    with caplog.at_level(logging.WARNING, logger="generation.sources.csv_manifest"):
+    with caplog.at_level(logging.WARNING, logger="reasonaudio.generation.sources.csv_manifest"):
         recordings = open_source(manifest(tmp_path, rows))
     assert [r.recording_id.split("#")[1] for r in recordings] == ["2", "4", "6", "7"]
     warnings = [r.getMessage() for r in caplog.records]

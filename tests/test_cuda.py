@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from evaluation.runner import run
-from evaluation.systems import EvalData, open_system
-from reasonaudio_cli import main
+from reasonaudio.evaluation.runner import run
+from reasonaudio.evaluation.systems import EvalData, open_system
+from reasonaudio.cli import main
 from reasonaudio_metric.functional import score
 
 from .test_metric import corpus_case, flat, group_case
@@ -87,7 +87,7 @@ def test_evaluate_on_the_gpu_names_it_and_a_one_gpu_launcher_scores_as_one_proce
                  "--batch-size", "4", "--bootstrap", "0", "--no-cache", "--quiet"]
     assert main([*arguments, "--out", str(tmp_path / "one")]) == 0
     subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "1", "--master-port", "29541",
-                    "-m", "reasonaudio_cli", *arguments, "--out", str(tmp_path / "launched")], check=True, timeout=600,
+                    "-m", "reasonaudio", *arguments, "--out", str(tmp_path / "launched")], check=True, timeout=600,
                    env={**os.environ, "OMP_NUM_THREADS": "1"})
     one, launched = (json.loads((tmp_path / name / "results.json").read_text()) for name in ("one", "launched"))
     assert one["device"]["hardware"] == torch.cuda.get_device_name(0) != "cpu"

@@ -10,11 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from reasonaudio_cli import main
-from generation.pipeline import generate
-from generation.publish import NotPublishable, files_to_upload, publish
-from generation.relations import NO, Atom, Event, relevant
-from generation.validate import validate
+from reasonaudio.cli import main
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.publish import NotPublishable, files_to_upload, publish
+from reasonaudio.generation.relations import NO, Atom, Event, relevant
+from reasonaudio.generation.validate import validate
 from reasonaudio_dataset import decode_audio, load_reasonaudio
 from reasonaudio_dataset.loading import _torchcodec_usable
 from reasonaudio_dataset.schema import CONFIGS
@@ -89,7 +89,7 @@ def test_card_metadata_is_what_the_hub_and_mteb_expect(two_splits):
 def test_corpus_comes_in_enough_files_to_stream_into_several_workers(small_corpus, tmp_path):
     from types import SimpleNamespace
 
-    from generation.pipeline import GenerateConfig, Plan
+    from reasonaudio.generation.pipeline import GenerateConfig, Plan
 
     at_16k = Plan.corpus_files(SimpleNamespace(config=GenerateConfig(sample_rate=16000), clips=[None] * 10_000))
     assert len(at_16k) == 8 and at_16k[0][1:] == (0, 1200) and at_16k[-1][2] == 10_000
@@ -171,7 +171,7 @@ def test_load_reasonaudio_filters_a_task_and_resamples(small_corpus):
 
 def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits):
     torch = pytest.importorskip("torch")
-    from training.triplets import ContrastiveTriplets
+    from reasonaudio.training.triplets import ContrastiveTriplets
 
     triplets = ContrastiveTriplets(str(two_splits), split="train")
     queries = datasets.load_dataset(str(two_splits), "queries", split="train")
@@ -196,7 +196,7 @@ def test_contrastive_triplets_yield_text_positive_and_a_minimal_pair(two_splits)
 
 def test_set_epoch_reaches_persistent_dataloader_workers(two_splits):
     torch = pytest.importorskip("torch")
-    from training.triplets import ContrastiveTriplets
+    from reasonaudio.training.triplets import ContrastiveTriplets
 
     triplets = ContrastiveTriplets(str(two_splits), split="train", seed=3)
     loader = torch.utils.data.DataLoader(triplets, batch_size=None, num_workers=2, persistent_workers=True)

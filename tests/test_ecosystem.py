@@ -14,11 +14,11 @@ import yaml
 
 from tests import toy_encoder
 from .conftest import killed_after
-from evaluation.runner import evaluate_encoders
-from evaluation.systems import EvalData, open_system
-from evaluation import save_embeddings
-from models import encoding
-from reasonaudio_cli import main
+from reasonaudio.evaluation.runner import evaluate_encoders
+from reasonaudio.evaluation.systems import EvalData, open_system
+from reasonaudio.evaluation import save_embeddings
+from reasonaudio.models import encoding
+from reasonaudio.cli import main
 from reasonaudio_metric import space
 
 TESTS = Path(__file__).parent
@@ -33,8 +33,8 @@ def _ours(small_corpus, mode):
 @pytest.mark.parametrize("mode", ["group", "corpus"])
 def test_mteb_runs_end_to_end_and_agrees_with_the_metric(small_corpus, mode):
     mteb = pytest.importorskip("mteb")
-    from evaluation.mteb_model import MtebEncoder
-    from evaluation.systems.python_model import build
+    from reasonaudio.evaluation.mteb_model import MtebEncoder
+    from reasonaudio.evaluation.systems.python_model import build
     from reasonaudio_dataset.mteb_task import reasonaudio_task
 
     model = MtebEncoder(build("tests.toy_encoder:build"))
@@ -123,7 +123,7 @@ def test_torchrun_two_processes_give_the_one_process_similarity(small_corpus, tm
     command = ["evaluate", "--data", str(small_corpus), "--model", "python:tests.toy_encoder:build", "--mode", "corpus",
                "--bootstrap", "0", "--quiet"]
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-                "-m", "reasonaudio_cli"]
+                "-m", "reasonaudio"]
     shown = [word for word in command if word != "--quiet"]     # rank 0's bars: they say they count its share
     done = subprocess.run(torchrun + shown + ["--out", str(tmp_path / "two"), "--cache", str(tmp_path / "cache")],
                           env=environment, capture_output=True, text=True, timeout=600)

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import torch
 
-from evaluation.cli import BASELINES
-from evaluation.runner import evaluate_encoders, run
-from evaluation.systems import EvalData, open_system
-from reasonaudio_cli import main
+from reasonaudio.evaluation.cli import BASELINES
+from reasonaudio.evaluation.runner import evaluate_encoders, run
+from reasonaudio.evaluation.systems import EvalData, open_system
+from reasonaudio.cli import main
 from reasonaudio_dataset.folders import check_data
-from generation.pipeline import generate
+from reasonaudio.generation.pipeline import generate
 
 from .conftest import small_config
 
@@ -82,8 +82,8 @@ def test_bag_of_sounds_recognises_without_reasoning(small_corpus):
     data = EvalData.load(str(small_corpus))
     result = run(open_system("bag-of-sounds"), data, "group", bootstrap=0, progress=False)
     assert result["negation"]["accuracy"] == 0.0                 # the hard negatives hold one more mentioned sound
-    from evaluation.systems.annotations import mentioned_labels
-    from models.scoring import clip_events, query_atoms
+    from reasonaudio.evaluation.systems.annotations import mentioned_labels
+    from reasonaudio.models.scoring import clip_events, query_atoms
 
     labels = dict(zip(data.corpus["clip_id"], ({e.label for e in events} for events in clip_events(data.corpus))))
     ties, tied = {}, ("order", "overlap", "duration")      # a tie with every version of the positive's member
@@ -146,8 +146,8 @@ def test_python_api_takes_two_encode_functions(small_corpus):
 def test_group_mode_scores_the_candidates_alone_as_the_whole_matrix_would(small_corpus, monkeypatch):
     """A vector model in group mode computes each query's candidates' pairs, never queries x corpus (16 GB
     at 20,000 queries), in blocks of any size, with the scores the whole matrix gives."""
-    from models import scoring
-    from models.scoring import EmbeddingSystem, group_matrix
+    from reasonaudio.models import scoring
+    from reasonaudio.models.scoring import EmbeddingSystem, group_matrix
 
     rng = np.random.default_rng(0)
     system = EmbeddingSystem("random vectors", lambda texts: rng.standard_normal((len(texts), 8)),
@@ -188,7 +188,7 @@ def test_demo_builds_a_corpus_and_prints_the_baseline_table(tmp_path, capsys):
 
 
 def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
-    from evaluation.cli import MIN_CELL, _cell_notes
+    from reasonaudio.evaluation.cli import MIN_CELL, _cell_notes
     from reasonaudio_metric.functional import score
 
     big, small = 3 * MIN_CELL, 6       # a 40-point gain on a big cell, a 50-point one on a small cell
@@ -213,8 +213,8 @@ def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
 
 
 def test_least_busy_counts_named_sounds_then_the_fewest_events_and_is_held_to_the_count_tie():
-    from evaluation.cli import MIN_CELL, _cell_notes
-    from evaluation.systems.bag_of_sounds import count_tie
+    from reasonaudio.evaluation.cli import MIN_CELL, _cell_notes
+    from reasonaudio.evaluation.systems.bag_of_sounds import count_tie
     from reasonaudio_metric.functional import score
 
     data = _tiny_split()
@@ -237,8 +237,8 @@ def test_least_busy_counts_named_sounds_then_the_fewest_events_and_is_held_to_th
 
 
 def test_timeline_features_read_the_envelope():
-    from generation.relations import Event
-    from evaluation.systems.annotations import TIMELINE_FEATURES, timeline_features
+    from reasonaudio.generation.relations import Event
+    from reasonaudio.evaluation.systems.annotations import TIMELINE_FEATURES, timeline_features
 
     events = [Event("a", "s", 1.0, 3.0, 0.0), Event("b", "s", 1.5, 2.0, 0.0), Event("c", "s", 4.0, 5.5, 0.0)]
     found = dict(zip(TIMELINE_FEATURES, timeline_features(events, 10.0)))
@@ -285,8 +285,8 @@ def test_shared_sounds_are_exact():
     c+z, ...297 for a+c+z): a tie broken by rounding."""
     from fractions import Fraction
 
-    from generation.relations import Event
-    from evaluation.systems.shared_sounds import shared
+    from reasonaudio.generation.relations import Event
+    from reasonaudio.evaluation.systems.shared_sounds import shared
 
     def clip(*labels):
         return [Event(label, label, float(i), i + 1.0, 0.0) for i, label in enumerate(labels)]
@@ -339,7 +339,7 @@ def test_first_mentioned_first_reads_word_order_without_reasoning():
 
 
 def test_mention_order_and_concordance_by_hand():
-    from evaluation.systems.first_mentioned_first import concordance, mention_order
+    from reasonaudio.evaluation.systems.first_mentioned_first import concordance, mention_order
 
     phrases = {"dog": ["a dog"], "bark": ["a dog barking"], "rain": ["rain"], "train": ["a train"]}
     text = "A dog barking, then a dog, after a train and rain"    # "a dog" is not the barking; "rain" not in "train"
@@ -353,7 +353,7 @@ def test_mention_order_and_concordance_by_hand():
 
 
 def test_reports_and_baseline_tables_break_down_by_depth_and_shape(tmp_path):
-    from evaluation.report import breakdown_table, write_results
+    from reasonaudio.evaluation.report import breakdown_table, write_results
     from reasonaudio_metric.functional import score
 
     queries = {"query_id": [f"q{i}" for i in range(8)], "task": ["order"] * 4 + ["mix"] * 4,

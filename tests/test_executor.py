@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from generation.config import GenerateConfig
-from generation.pipeline import generate
+from reasonaudio.generation.config import GenerateConfig
+from reasonaudio.generation.pipeline import generate
 
 ray = pytest.importorskip("ray")
 
@@ -44,7 +44,7 @@ def test_a_ray_build_is_the_local_build_byte_for_byte(tmp_path, local_build, clu
 
 
 def test_a_task_whose_worker_dies_is_run_again(tmp_path, local_build, cluster):
-    from generation.pipeline import render_file
+    from reasonaudio.generation.pipeline import render_file
 
     marker = tmp_path / "killed-once"
 
@@ -61,7 +61,7 @@ def test_a_task_whose_worker_dies_is_run_again(tmp_path, local_build, cluster):
 
 
 def test_executor_errors_are_one_line(tmp_path):
-    from generation.config import parse_executor
+    from reasonaudio.generation.config import parse_executor
 
     for wrong in ("dask", "local:somewhere", "rays"):
         with pytest.raises(ValueError, match="--executor must be"):
@@ -74,8 +74,8 @@ def test_executor_errors_are_one_line(tmp_path):
 DRIVER = """
 import os, sys
 from pathlib import Path
-from generation.config import GenerateConfig
-from generation.pipeline import generate
+from reasonaudio.generation.config import GenerateConfig
+from reasonaudio.generation.pipeline import generate
 
 real = Path.replace
 

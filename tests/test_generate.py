@@ -12,13 +12,13 @@ import pyarrow.parquet as pq
 import pytest
 import soundfile
 
-import generation.pipeline as pipeline
-from generation.bank import BadSourcesError, build_bank
-from reasonaudio_cli import main
-from generation.config import GenerateConfig
-from generation.pipeline import generate
-from generation.tasks import TASKS, PlanningError, check_feasible
-from generation.validate import validate
+import reasonaudio.generation.pipeline as pipeline
+from reasonaudio.generation.bank import BadSourcesError, build_bank
+from reasonaudio.cli import main
+from reasonaudio.generation.config import GenerateConfig
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.tasks import TASKS, PlanningError, check_feasible
+from reasonaudio.generation.validate import validate
 from reasonaudio_dataset.schema import CONFIGS
 
 from .conftest import killed_after, small_config, write_tone
@@ -142,7 +142,7 @@ def test_validate_reports_a_tampered_corpus(tmp_path, small_corpus):
     pq.write_table(type(table).from_pylist(rows, schema=table.schema), path)
     problems = validate(copy)
     assert any("should be YES" in p for p in problems) and any("should be NO" in p for p in problems)
-    done = subprocess.run([sys.executable, "-m", "reasonaudio_cli", "validate", str(copy)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "reasonaudio", "validate", str(copy)], capture_output=True, text=True)
     assert done.returncode == 1 and "problem(s)" in done.stderr, done.stderr[-2000:]
     (copy / "README.md").unlink()
     assert any("card" in p for p in validate(copy))
@@ -229,9 +229,9 @@ def test_summary_of_the_main_command(tmp_path, capsys):
 def test_qrels_written_in_batches_are_the_corpus_judged_whole(tmp_path, monkeypatch):
     """Qrels are judged and written a query at a time in batches (their rows grow as queries x corpus):
     the rows are those of judging the whole corpus at once, in any batch size."""
-    from generation import pipeline
-    from generation.pipeline import plan_split, qrels_batches
-    from generation.relations import judge_corpus
+    from reasonaudio.generation import pipeline
+    from reasonaudio.generation.pipeline import plan_split, qrels_batches
+    from reasonaudio.generation.relations import judge_corpus
 
     plan = plan_split(GenerateConfig(out=str(tmp_path), queries_per_task=3, sample_rate=16000, progress=False),
                       forbidden=frozenset())
@@ -248,8 +248,8 @@ def test_qrels_written_in_batches_are_the_corpus_judged_whole(tmp_path, monkeypa
 def test_sources_are_made_a_row_group_at_a_time(tmp_path, monkeypatch):
     """The sources table's FLAC rows are made as each row group is written, not all first (a natural bank is
     every recording of the split): no more than one row group's rows exist before the first is written."""
-    from generation import pipeline, writer
-    from generation.pipeline import plan_split, write_tables
+    from reasonaudio.generation import pipeline, writer
+    from reasonaudio.generation.pipeline import plan_split, write_tables
     from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
 
     plan = plan_split(GenerateConfig(out=str(tmp_path), queries_per_task=1, sample_rate=16000, progress=False),

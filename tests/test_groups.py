@@ -6,10 +6,10 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from generation.bank import build_bank
-from generation.relations import NO, YES, Atom, mentioned, relevant
-from generation.tasks import TASKS, plan_group, usable_shapes
-from generation.tasks.members import member_sizes, parts, subsets
+from reasonaudio.generation.bank import build_bank
+from reasonaudio.generation.relations import NO, YES, Atom, mentioned, relevant
+from reasonaudio.generation.tasks import TASKS, plan_group, usable_shapes
+from reasonaudio.generation.tasks.members import member_sizes, parts, subsets
 
 
 @pytest.fixture(scope="module")
@@ -132,8 +132,8 @@ def test_a_split_puts_the_positive_on_the_part_exactly_as_often_as_its_share_and
     overlap-absent groups, and a listwise audit betting on the part scored 2.9 %). Dealt from a split's
     decks (`members.Quotas`), every shape's groups put it on the part within one of the part's share of them,
     and a part of two pairs it with each of its one-atom flips within one of each other."""
-    from generation.config import GenerateConfig
-    from generation.pipeline import plan_split
+    from reasonaudio.generation.config import GenerateConfig
+    from reasonaudio.generation.pipeline import plan_split
     queries = plan_split(GenerateConfig(out=str(tmp_path), queries_per_task=200, tasks=("overlap", "duration", "mix"),
                                         sample_rate=16000, progress=False)).queries
     shapes = {shape.name: shape for task in TASKS.values() for shape in task.shapes}
@@ -243,7 +243,7 @@ def test_the_four_sound_mix_is_closed_and_each_flip_keeps_the_timeline(by_label)
     """The paper's mix ("A for about N seconds, then B, and then C and D overlap", 30 s clips of 8 sounds):
     three flips, each flipping its atom alone and keeping every time, closed into a cube and a pair (the positive
     on either)."""
-    from generation.relations import occurrences, verdict
+    from reasonaudio.generation.relations import occurrences, verdict
 
     found = [p for p in plans(by_label, "mix", 40, 30.0, events=(8, 8), depths=(4, 4))]
     assert {p.shape for p in found} == {"lasts-before-overlap"}
@@ -264,7 +264,7 @@ def test_no_clip_holds_a_lookalike_of_a_sound_the_query_names(by_label, task):
     """A listener may take a steady dial tone for a tone alternating between two pitches (110 of 1,240 synthetic
     queries read otherwise so): the query names no two look-alikes, no candidate holds a look-alike of a sound
     it names, and the positive none of a sound it lacks."""
-    from generation.phrases import LOOKALIKES, lookalikes
+    from reasonaudio.generation.phrases import LOOKALIKES, lookalikes
 
     seen = set()
     for plan in plans(by_label, task, 40):

@@ -5,9 +5,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from generation.bank import AtomicSound, SoundBank
-from generation.relations import Event
-from generation.render import heard_together
+from reasonaudio.generation.bank import AtomicSound, SoundBank
+from reasonaudio.generation.relations import Event
+from reasonaudio.generation.render import heard_together
 
 RATE = 16000
 

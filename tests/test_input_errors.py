@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from evaluation.runner import evaluate_encoders
-from evaluation.systems import EvalData
-from reasonaudio_cli import build_parser, main
+from reasonaudio.evaluation.runner import evaluate_encoders
+from reasonaudio.evaluation.systems import EvalData
+from reasonaudio.cli import build_parser, main
 from reasonaudio_dataset import load_reasonaudio
 from reasonaudio_metric.functional import score
 
@@ -288,7 +288,7 @@ def test_stage_clis_register_into_one_command_without_importing_each_other():
     import subprocess
     import sys
 
-    for module, other in (("generation.cli", "evaluation"), ("evaluation.cli", "generation.cli")):
+    for module, other in (("reasonaudio.generation.cli", "reasonaudio.evaluation"), ("reasonaudio.evaluation.cli", "reasonaudio.generation.cli")):
         code = f"import sys, {module}; sys.exit({other!r} in sys.modules)"
         assert subprocess.run([sys.executable, "-c", code]).returncode == 0, f"{module} imports {other}"
 
@@ -315,7 +315,7 @@ def test_the_common_slips_are_refused_before_torch_or_datasets_load(small_corpus
              (["evaluate", "--data", data, "--model", f"trained:{tmp_path / 'none'}", "--out", out], "no folder"),
              (["evaluate", "--data", data, "--model", "clap:some/unknown-repo", "--out", out],
               "cannot load model clap:some/unknown-repo: not found, or cannot be fetched while HF_HUB_OFFLINE is set")]
-    code = ("import contextlib, io, json, sys; from reasonaudio_cli import main\n"
+    code = ("import contextlib, io, json, sys; from reasonaudio.cli import main\n"
             f"said = []\nfor argv in {[argv for argv, _ in cases]!r}:\n"
             "    err = io.StringIO()\n    with contextlib.redirect_stderr(err):\n        status = main(argv)\n"
             "    said.append([status, err.getvalue()])\n"

@@ -6,17 +6,17 @@ import numpy as np
 import pytest
 import torch
 
-from evaluation.runner import run
-from evaluation.systems import EvalData, open_system
-from generation.pipeline import caption, generate
-from generation.relations import Atom, Event
-from generation.tasks import TASKS, possible_texts
-from generation.templates import STYLES, held_out, templates
-from models.detector import Detected, decode
-from models.events import detection_scores
-from models.hearing import HeardEvents, atom_confidence, judged_score
-from models.scoring import clip_events, query_atoms
-from reasonaudio_cli import main
+from reasonaudio.evaluation.runner import run
+from reasonaudio.evaluation.systems import EvalData, open_system
+from reasonaudio.generation.pipeline import caption, generate
+from reasonaudio.generation.relations import Atom, Event
+from reasonaudio.generation.tasks import TASKS, possible_texts
+from reasonaudio.generation.templates import STYLES, held_out, templates
+from reasonaudio.models.detector import Detected, decode
+from reasonaudio.models.events import detection_scores
+from reasonaudio.models.hearing import HeardEvents, atom_confidence, judged_score
+from reasonaudio.models.scoring import clip_events, query_atoms
+from reasonaudio.cli import main
 
 from .conftest import small_config
 
@@ -69,7 +69,7 @@ def test_detector_system_records_detection_quality_and_captions_what_it_hears(sp
     run(system, data, bootstrap=0, progress=False)
     assert set(system.record) == {"detection", "decoding"} and 0 <= system.record["detection"]["event_f1"] <= 1
     two_stage = open_system(f"two-stage:all-MiniLM-L6-v2?captions=detector:{detector}")
-    from evaluation.systems.two_stage import NOTHING_HEARD, detected_captions
+    from reasonaudio.evaluation.systems.two_stage import NOTHING_HEARD, detected_captions
 
     captions = detected_captions(two_stage.detector, data, 32, False)
     heard = system.detect_corpus(data, progress=False)

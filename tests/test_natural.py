@@ -11,16 +11,16 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from generation.bank import quantise
-from generation.config import GenerateConfig
-from generation.natural import recording_bank
-from generation.pipeline import generate
-from generation.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
-from generation.sources import open_source
-from generation.sources.strong_labels import merged
-from generation.standin import write_standin
-from generation.validate import validate
-from reasonaudio_cli import main
+from reasonaudio.generation.bank import quantise
+from reasonaudio.generation.config import GenerateConfig
+from reasonaudio.generation.natural import recording_bank
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
+from reasonaudio.generation.sources import open_source
+from reasonaudio.generation.sources.strong_labels import merged
+from reasonaudio.generation.standin import write_standin
+from reasonaudio.generation.validate import validate
+from reasonaudio.cli import main
 
 QUERIES = 12
 
@@ -145,7 +145,7 @@ def test_bases_are_drawn_as_the_versions_are_found():
     times likelier to be for a pair; a base (a positive) drawn uniformly was the least busy of its member
     (least-busy +12 points over the count tie on overlap). Drawn by C(k, relates), both are alike."""
     import numpy as np
-    from generation.natural import Clip, _Index
+    from reasonaudio.generation.natural import Clip, _Index
 
     def clip(name, *labels):
         return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
@@ -164,7 +164,7 @@ def test_a_lone_base_holding_as_many_named_sounds_as_the_positive_is_drawn_as_th
     ("least busy among the most named sounds" +6-7 points over bag-of-sounds on natural before-absent and
     longer-absent). Such a base is redrawn uniformly among the recordings holding exactly its named sounds."""
     import numpy as np
-    from generation.natural import Clip, _alike_if_tied, _Index
+    from reasonaudio.generation.natural import Clip, _alike_if_tied, _Index
 
     def clip(name, *labels):
         return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
@@ -184,8 +184,8 @@ def test_where_the_positive_has_no_version_no_other_member_has_one():
     recording alone. (Among whole pairs sharing their classes, the lone positive was the candidate whose
     sounds the others shared least: listwise 15-20 % on the stand-in's `longer`.)"""
     import numpy as np
-    from generation.natural import Clip, _group, _Index
-    from generation.tasks import TASKS
+    from reasonaudio.generation.natural import Clip, _group, _Index
+    from reasonaudio.generation.tasks import TASKS
 
     def clip(name, *labels):
         return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
@@ -208,7 +208,7 @@ def test_least_used_positives_kept_up_to_date_equal_a_fresh_count():
     import numpy as np
     from collections import Counter
 
-    from generation.natural import PositiveUses
+    from reasonaudio.generation.natural import PositiveUses
 
     rng = np.random.default_rng(0)
     uses, counted = PositiveUses(7), Counter()
@@ -245,8 +245,8 @@ def test_lasts_is_stated_in_pairs_both_ways_or_not_at_all(tmp_path):
     tolerance, and its version holds the sound for about M: X's length alone then tells no rule that does not
     read N (with N from a fixed set, only 5 and 8 s were statable at 0.2 s, and the positive was the candidate
     whose X lasted that long: relation-blind 76.9 % against its tie of 49.7). At 0.2 s no pair is: no lasts."""
-    from generation.natural import lasts_partners
-    from generation.pipeline import plan_split
+    from reasonaudio.generation.natural import lasts_partners
+    from reasonaudio.generation.pipeline import plan_split
     write_standin(tmp_path, recordings=200)       # enough recordings to hold a sound for about N and for M
     shapes, checked = {}, 0
     for tolerance in (0.1, 0.2):
@@ -275,8 +275,8 @@ def test_outside_the_positives_member_no_renaming_of_a_negation_is_yes(shape_nam
     every recording is NO to the query with its classes renamed among themselves in every way."""
     from itertools import permutations
 
-    from generation.natural import Clip, _group, _Index
-    from generation.tasks import TASKS
+    from reasonaudio.generation.natural import Clip, _group, _Index
+    from reasonaudio.generation.tasks import TASKS
 
     rng = np.random.default_rng(0)
     classes = ["a", "b", "z", "y"] + [f"c{k}" for k in range(8)]
@@ -304,7 +304,7 @@ def test_outside_the_positives_member_no_renaming_of_a_negation_is_yes(shape_nam
 def test_no_recording_of_a_group_holds_a_lookalike_of_a_sound_the_query_names(natural):
     """The stand-in mixes the built-in bank's classes, some of which a listener may take for one another (a
     crackle and a click train): no candidate holds a look-alike of a sound its query names."""
-    from generation.phrases import lookalikes
+    from reasonaudio.generation.phrases import lookalikes
 
     events = {row["clip_id"]: {e["label"] for e in row["events"]} for row in _table(natural, "corpus", ["clip_id", "events"])}
     checked = 0
@@ -323,8 +323,8 @@ def test_a_positive_is_busier_than_its_version_as_often_as_less_busy():
     the named sounds" missed the positive of `overlap` (44.6 % against bag-of-sounds' 53.7 on a stand-in).
     Here every overlapping recording is busy and seven apart ones in ten quiet: over a split's queries (one
     balance), the positive is busier than its version, by each statistic, as often as it is less busy."""
-    from generation.natural import Clip, _group, _Index, balance_of, busyness
-    from generation.tasks import TASKS
+    from reasonaudio.generation.natural import Clip, _group, _Index, balance_of, busyness
+    from reasonaudio.generation.tasks import TASKS
 
     def recording(name, overlapping: bool, extra: int):
         b = Event("b", "b", 1.0, 2.5, 0.0) if overlapping else Event("b", "b", 3.0, 4.0, 0.0)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import soundfile
 
-import evaluation.report as report
-import generation.pipeline as pipeline
-from reasonaudio_cli import main
-from generation.standin import write_standin
+import reasonaudio.evaluation.report as report
+import reasonaudio.generation.pipeline as pipeline
+from reasonaudio.cli import main
+from reasonaudio.generation.standin import write_standin
 
 from .conftest import killed_after
 
@@ -168,7 +168,7 @@ def test_a_build_where_some_queries_have_no_hard_negative_still_scores_and_compa
 
 
 def _training_build(out, seed):
-    from generation.pipeline import generate
+    from reasonaudio.generation.pipeline import generate
 
     from .conftest import small_config
 
@@ -181,7 +181,7 @@ def _training_build(out, seed):
 def test_train_never_resumes_onto_data_regenerated_at_the_same_path(tmp_path, monkeypatch, capsys, finished):
     """Killed after epoch 1 (or finished), the data regenerated with another seed at the same --data: the
     same command is refused by name, not continued (or its old score reprinted) on the new data."""
-    from training import loop
+    from reasonaudio.training import loop
 
     data, out = tmp_path / "data", tmp_path / "model"
     _training_build(data, seed=1)
@@ -219,7 +219,7 @@ def test_chained_noise_is_judged_as_the_noise_of_the_whole_chain(tmp_path, capsy
     """30 x AddGaussianSNR at 0 dB gave clips at -12 to -18 dB SNR; every noise of a chain that can play
     together is summed (each at its lowest SNR), and the total must stay at the rules' floor."""
     pytest.importorskip("audiomentations")
-    from generation.acoustics.spec import ConditionError, load_condition
+    from reasonaudio.generation.acoustics.spec import ConditionError, load_condition
 
     path = tmp_path / "stacked.yaml"
     path.write_text(json.dumps({"name": "stacked", "transforms": transforms}))        # JSON is YAML, without aliases
@@ -345,7 +345,7 @@ def test_dual_with_a_bad_option_value_names_it(training_splits, tmp_path, capsys
 
 @pytest.mark.parametrize("content", ["not json\n", "[1, 2]\n", '{"clip_id": "a", "caption": 3}\n', b"\xff\xfe\x00"])
 def test_a_bad_captions_file_is_one_line_naming_it(small_corpus, tmp_path, capsys, content):
-    from evaluation.systems.two_stage import read_captions
+    from reasonaudio.evaluation.systems.two_stage import read_captions
 
     path = tmp_path / "captions.jsonl"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())

@@ -7,12 +7,12 @@ from unittest import mock
 import numpy as np
 import pytest
 
-import generation.render as render
-from generation.bank import BadSourcesError, build_bank
-from reasonaudio_cli import main
-from generation.pipeline import GenerateConfig
-from generation.publish import files_to_upload
-from generation.validate import validate
+import reasonaudio.generation.render as render
+from reasonaudio.generation.bank import BadSourcesError, build_bank
+from reasonaudio.cli import main
+from reasonaudio.generation.pipeline import GenerateConfig
+from reasonaudio.generation.publish import files_to_upload
+from reasonaudio.generation.validate import validate
 
 from .conftest import SMALL, write_tone
 
@@ -61,7 +61,7 @@ def test_a_finished_corpus_is_no_foreign_folder(small_corpus, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(small_corpus, copy)
     config = GenerateConfig(out=str(copy), **{k: v for k, v in SMALL.items()})
-    from generation.layout import check_output_folder, survey
+    from reasonaudio.generation.layout import check_output_folder, survey
 
     assert survey(copy) == ([], [])
     check_output_folder(copy)     # resuming or adding a split is allowed

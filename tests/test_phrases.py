@@ -5,12 +5,12 @@ import re
 import numpy as np
 import pytest
 
-from generation.phrases import (A_BEFORE_VOWEL, AN_BEFORE_CONSONANT, ESC50_PHRASES, FSD50K_PHRASES, default_phrase,
+from reasonaudio.generation.phrases import (A_BEFORE_VOWEL, AN_BEFORE_CONSONANT, ESC50_PHRASES, FSD50K_PHRASES, default_phrase,
                                 phrase_for)
-from generation.sources.synthetic import CLASSES
-from generation.tasks import TASKS
-from generation.templates import STYLES, fields, render
-from generation.templates.paper import FIND
+from reasonaudio.generation.sources.synthetic import CLASSES
+from reasonaudio.generation.tasks import TASKS
+from reasonaudio.generation.templates import STYLES, fields, render
+from reasonaudio.generation.templates.paper import FIND
 
 FALLBACK = {
     "jackhammer": "a jackhammer", "circular_saw": "a circular saw", "wind": "wind", "owl": "an owl",

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from reasonaudio_cli import main
+from reasonaudio.cli import main
 from tests.test_executor import files
 from tests.test_readme import USAGE, blocks, commands
 
@@ -89,7 +89,7 @@ def run(words: list[str], environment: dict, **options) -> subprocess.CompletedP
 
 def driver(words: list[str], environment: dict, cwd: Path) -> subprocess.Popen:
     """`reasonaudio WORDS` from `cwd` (not the checkout: its code reaches the nodes only as the job brings it)."""
-    return subprocess.Popen([sys.executable, "-m", "reasonaudio_cli", *words], cwd=cwd, text=True,
+    return subprocess.Popen([sys.executable, "-m", "reasonaudio", *words], cwd=cwd, text=True,
                             env={**environment, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonaudio_cli import build_parser, main
+from reasonaudio.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -44,9 +44,9 @@ def commands(block: str) -> list[list[str]]:
 
 
 def cli_words(words: list[str]) -> list[str] | None:
-    """The `reasonaudio` arguments of a command line (torchrun's `-m reasonaudio_cli` too), else None."""
-    if "reasonaudio_cli" in words:
-        return words[words.index("reasonaudio_cli") + 1:]
+    """The `reasonaudio` arguments of a command line (torchrun's `-m reasonaudio` too), else None."""
+    if words[0] == "torchrun" and "-m" in words:
+        return words[words.index("-m") + 2:]
     return words[1:] if words[0] == "reasonaudio" else None
 
 
@@ -156,7 +156,7 @@ def write_esc50_standin(folder: Path) -> None:
 
     import soundfile
 
-    from generation.sources import open_source
+    from reasonaudio.generation.sources import open_source
 
     recordings = open_source("synthetic:?variants=6")
     targets = {label: k for k, label in enumerate(sorted({r.label for r in recordings}))}

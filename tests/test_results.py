@@ -15,11 +15,11 @@ import soundfile
 import torch
 
 from tests import toy_encoder
-from evaluation import report
-from evaluation.report import claimed_out
-from generation.pipeline import generate
-from models import encoding
-from reasonaudio_cli import main
+from reasonaudio.evaluation import report
+from reasonaudio.evaluation.report import claimed_out
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.models import encoding
+from reasonaudio.cli import main
 from reasonaudio_dataset.identity import build_identity
 from reasonaudio_dataset.loading import load_table
 from reasonaudio_metric.functional import HARD_NEGATIVE, hard_negative_scores, score
@@ -154,9 +154,9 @@ def test_a_build_regenerated_with_another_seed_in_the_same_folder_is_scored_afre
 
 def test_mteb_scores_a_second_build_afresh_with_its_result_cache_on(small_corpus, tmp_path):
     mteb = pytest.importorskip("mteb")
-    from evaluation.mteb_model import MtebEncoder
-    from evaluation.runner import evaluate_encoders
-    from evaluation.systems.python_model import build as python_build
+    from reasonaudio.evaluation.mteb_model import MtebEncoder
+    from reasonaudio.evaluation.runner import evaluate_encoders
+    from reasonaudio.evaluation.systems.python_model import build as python_build
     from reasonaudio_dataset.mteb_task import reasonaudio_task
 
     other = tmp_path / "other"

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 import soundfile
 
-from generation.bank import build_bank, decide_kind, prepare
-from generation.sources import SourceError, open_source
-from generation.sources.synthetic import CLASSES
+from reasonaudio.generation.bank import build_bank, decide_kind, prepare
+from reasonaudio.generation.sources import SourceError, open_source
+from reasonaudio.generation.sources.synthetic import CLASSES
 
 from .conftest import write_tone
 
@@ -144,7 +144,7 @@ def test_the_full_esc50_rebuilds_the_reference_subset(esc50, tmp_path):
     added), and the split planned from them asks the same queries."""
     import csv
 
-    from generation.pipeline import GenerateConfig, plan_split
+    from reasonaudio.generation.pipeline import GenerateConfig, plan_split
 
     with open(esc50 / "meta" / "esc50.csv", newline="") as handle:
         subset = list(csv.DictReader(handle))
@@ -166,8 +166,8 @@ def test_every_sound_is_heard_throughout_and_loops_without_a_seam(source, reques
     """Every annotated second is audible, and a looped "long" sound never sounds like the same sound
     twice: its sustained part loops with an equal-power crossfade where tail and head match, so no seam
     is 3 dB quieter than what it joins."""
-    from generation.bank import MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, longest_inaudible, loop_period, seam_dip_db
-    from generation.render import fit
+    from reasonaudio.generation.bank import MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, longest_inaudible, loop_period, seam_dip_db
+    from reasonaudio.generation.render import fit
 
     if source == "esc50":
         source = f"esc50:{request.getfixturevalue('esc50')}"
@@ -186,7 +186,7 @@ def test_every_sound_is_heard_throughout_and_loops_without_a_seam(source, reques
 
 
 def test_a_seam_that_dips_is_measured():
-    from generation.bank import seam_dip_db
+    from reasonaudio.generation.bank import seam_dip_db
 
     rate = 16000
     noise = np.random.default_rng(0).standard_normal(3 * rate).astype(np.float32)

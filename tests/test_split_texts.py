@@ -6,9 +6,9 @@ import shlex
 import pyarrow.parquet as pq
 import pytest
 
-from generation.pipeline import generate
-from generation.validate import validate
-from reasonaudio_cli import main
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.validate import validate
+from reasonaudio.cli import main
 from reasonaudio_dataset.card import RECORDS
 from reasonaudio_dataset.schema import data_pattern
 

@@ -12,7 +12,7 @@ from reasonaudio_dataset import collate_reasonaudio, load_reasonaudio, stream_re
 from reasonaudio_dataset.loading import _torchcodec_usable
 
 torch = pytest.importorskip("torch")
-from training.triplets import ContrastiveTriplets, StreamingTriplets  # noqa: E402
+from reasonaudio.training.triplets import ContrastiveTriplets, StreamingTriplets  # noqa: E402
 
 
 def _loader(dataset, batch_size=4, **kwargs):

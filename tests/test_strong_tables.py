@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import soundfile
 
-from generation.sources import BadRecording, open_source
-from reasonaudio_cli import main
-from generation.standin import write_standin
+from reasonaudio.generation.sources import BadRecording, open_source
+from reasonaudio.cli import main
+from reasonaudio.generation.standin import write_standin
 
 RUN = ["--queries-per-task", "2", "--sample-rate", "16000", "--quiet"]
 
@@ -146,7 +146,7 @@ def test_a_table_from_which_no_query_can_be_planned_is_one_line(standin, tmp_pat
 ])
 def test_a_recording_path_outside_the_source_folder_is_refused_unread(standin, tmp_path, capsys, monkeypatch, path,
                                                                         message):
-    import generation.sources.strong_labels as strong
+    import reasonaudio.generation.sources.strong_labels as strong
 
     opened = []
     real = strong.read_audio_file
@@ -211,8 +211,8 @@ def test_two_splits_of_one_folder_from_the_same_recordings_are_refused_at_genera
 def test_a_recording_the_resampler_takes_above_full_scale_is_scaled_not_clipped(standin, tmp_path, caplog):
     import soxr
 
-    from generation.bank import quantise
-    from generation.natural import recording_bank
+    from reasonaudio.generation.bank import quantise
+    from reasonaudio.generation.natural import recording_bank
 
     folder = tmp_path / "inside"
     shutil.copytree(standin, folder)

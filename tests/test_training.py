@@ -5,13 +5,13 @@ import json
 import pytest
 import torch
 
-from evaluation.runner import run
-from evaluation.systems import EvalData, open_system
-from models.registry import create
-from reasonaudio_cli import main
-from training import loop
-from training.loss import info_nce
-from training.triplets import ContrastiveTriplets
+from reasonaudio.evaluation.runner import run
+from reasonaudio.evaluation.systems import EvalData, open_system
+from reasonaudio.models.registry import create
+from reasonaudio.cli import main
+from reasonaudio.training import loop
+from reasonaudio.training.loss import info_nce
+from reasonaudio.training.triplets import ContrastiveTriplets
 
 from .conftest import killed_after
 

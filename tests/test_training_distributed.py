@@ -1,4 +1,4 @@
-"""`torchrun --nproc-per-node 2 -m reasonaudio_cli train`: two gloo processes sharing the global batch take the
+"""`torchrun --nproc-per-node 2 -m reasonaudio train`: two gloo processes sharing the global batch take the
 steps one process takes on it (the same weights within float rounding), and only rank 0 writes."""
 import json
 import os
@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from reasonaudio_cli import main
+from reasonaudio.cli import main
 
 # The global batch's loss of the first epoch agrees to float rounding (relative 1e-6), later ones within 0.1 %, and
 # every weight within 0.02: AdamW turns the rounding noise of near-zero gradients (a convolution's bias before
@@ -33,7 +33,7 @@ def test_two_processes_take_the_steps_one_process_takes(training_splits, tmp_pat
     assert main(arguments(training_splits, tmp_path / "one")) == 0
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
     subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29531",
-                    "-m", "reasonaudio_cli", *arguments(training_splits, tmp_path / "two")], check=True, env=environment,
+                    "-m", "reasonaudio", *arguments(training_splits, tmp_path / "two")], check=True, env=environment,
                    timeout=600, capture_output=True)
     first, second = ([epoch["loss"] for epoch in json.loads((tmp_path / run / "training.json").read_text())["history"]]
                      for run in ("one", "two"))
@@ -46,7 +46,7 @@ def test_two_processes_take_the_steps_one_process_takes(training_splits, tmp_pat
 
 def test_the_global_batch_must_split_evenly(training_splits, tmp_path):
     result = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port",
-                             "29532", "-m", "reasonaudio_cli", *arguments(training_splits, tmp_path / "odd")[:-5],
+                             "29532", "-m", "reasonaudio", *arguments(training_splits, tmp_path / "odd")[:-5],
                              "--batch-size",
                              "5", "--quiet"], env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=600, capture_output=True,
                             text=True)
@@ -54,7 +54,7 @@ def test_the_global_batch_must_split_evenly(training_splits, tmp_path):
 
 
 def test_the_small_models_dropout_is_an_option():
-    from models.registry import create
+    from reasonaudio.models.registry import create
 
     assert create("small:?dropout=0", ["a dog barking"]).config.dropout == 0.0
     assert create("small", ["a dog barking"]).config.dropout == 0.1

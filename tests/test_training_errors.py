@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from reasonaudio_cli import build_parser, main
-from training import loop
+from reasonaudio.cli import build_parser, main
+from reasonaudio.training import loop
 
 from .conftest import killed_after
 

@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 import soundfile
 
-from reasonaudio_cli import main
-from generation.validate import validate
+from reasonaudio.cli import main
+from reasonaudio.generation.validate import validate
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
 
 # the small corpus's 180 clips come in two files of whole row groups; the edits below touch the first
@@ -257,7 +257,7 @@ def test_malformed_clip_rows_are_findings_not_tracebacks(copy, edit):
 def test_stray_json_in_the_records_folder_is_no_record(copy):
     (copy / ".reasonaudio" / "secrets.json").write_text('{"files": ["secrets.txt"]}')
     (copy / "secrets.txt").write_text("token")
-    from generation.publish import files_to_upload
+    from reasonaudio.generation.publish import files_to_upload
 
     assert validate(copy, quick=True) == []
     assert not {path for path, _ in files_to_upload(copy)} & {".reasonaudio/secrets.json", "secrets.txt"}

@@ -260,7 +260,7 @@ def condition_from_spec(spec, where: str = "acoustics") -> Condition:
 def as_condition(augment, where: str = "augment") -> Condition:
     """A condition from a preset name, a YAML file, a Condition, or an audiomentations transform object
     (Compose, OneOf, SomeOf or one transform): objects pass the same rules as YAML specs."""
-    if type(augment).__module__.split(".")[0] not in ("audiomentations", "generation") and not isinstance(augment, str | Path):
+    if type(augment).__module__.split(".")[0] not in ("audiomentations", "reasonaudio") and not isinstance(augment, str | Path):
         raise ConditionError(f"{where}: expected a preset name, a YAML file or an audiomentations transform, "
                              f"got {type(augment).__module__}.{type(augment).__name__}")
     if isinstance(augment, Condition):

@@ -1,0 +1,423 @@
+"""The evaluation stage's subcommands of `reasonaudio`: evaluate and baselines."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from reasonaudio_dataset.folders import check_data
+from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
+
+from .compare import check_comparable, compare, load_runs, markdown, plot
+from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_options, check_out, claimed_out,
+                     place_files, write_results)
+from .systems import HELP, check_spec, open_system
+
+DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
+
+BASELINES = ("random", "oracle", "bag-of-sounds", "least-busy", "first-mentioned-first", "timeline-rule",
+             "shortcut-audit", "relation-blind", "listwise-audit", "shared-sounds",
+             "two-stage:{text_model}?captions=oracle")
+BUSYNESS = ("bag-of-sounds", "least-busy")     # held to the named sounds' count tie, both ways
+LEARNED = ("shortcut-audit", "relation-blind", "listwise-audit")   # adversaries trained on the train split
+WORDS_MARGIN = 0.10   # first-mentioned-first may beat bag-of-sounds by at most this on any cell
+MIN_CELL = 30         # cells with fewer queries are reported, never flagged: their intervals are too wide
+FLAG_RESAMPLES = 10000   # enough for the tails of a Bonferroni-adjusted interval
+
+
+def add_commands(sub) -> dict:
+    evaluate = sub.add_parser(
+        "evaluate", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="score a model or baseline on a split; writes results.json, results.md, results.png",
+        description="Encode the queries and clips of a split in batches, compute the similarity on the device,\n"
+                    "score it with the ReasonAudio metric and write OUT/results.{json,md,png}.\n\n"
+                    "When the queries carry depth (atoms of each query's constraint; builds before it lack the\n"
+                    "column), results.json (metrics.breakdown) and results.md add every task x depth cell, and\n"
+                    "results.png a second panel: the headline against depth, one line per task, with the random\n"
+                    "baseline.",
+        epilog=f"models (--model KIND:LOCATION[?option=value&...]):\n{HELP}")
+    evaluate.add_argument("--data", required=True, help="a generated folder or a Hub dataset id")
+    evaluate.add_argument("--model", required=True, help="what to score (see below)")
+    evaluate.add_argument("--mode", choices=MODES, default="group",
+                          help="group: each query ranks its own candidates (the headline); corpus: the whole corpus "
+                               "(default: %(default)s)")
+    evaluate.add_argument("--split", default="test", help="which split of --data (default: %(default)s)")
+    evaluate.add_argument("--acoustics", metavar="CONDITION|all",
+                          help="score the clips of one acoustic condition of a robustness build (noisy, reverberant, "
+                               "...), or `all`: each condition the split holds, with every condition's drop from "
+                               "clean per task and its paired bootstrap interval (a table in results.md, a panel in "
+                               "results.png) (default: the main corpus)")
+    evaluate.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
+    evaluate.add_argument("--batch-size", type=int, default=32,
+                          help="texts or clips per encoder call, at least 1 (default: %(default)s)")
+    evaluate.add_argument("--bootstrap", type=int, default=1000,
+                          help="resamples for the 95 %% intervals; 0: none (default: %(default)s)")
+    evaluate.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: %(default)s)")
+    evaluate.add_argument("--out", required=True,
+                          help="folder for results.json, results.md, results.png (not inside --data)")
+    evaluate.add_argument("--overwrite", action="store_true",
+                          help="replace the results already in --out (default: off: an existing results.json stops "
+                               "the run)")
+    evaluate.add_argument("--cache", default=str(DEFAULT_CACHE),
+                          help="folder for the embedding cache, keyed by model and corpus fingerprint: a second or "
+                               "interrupted run loads what was encoded (default: %(default)s; REASONAUDIO_CACHE moves "
+                               "it)")
+    evaluate.add_argument("--no-cache", action="store_true", help="encode everything afresh, save nothing (default: off)")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
+
+    baselines = sub.add_parser(
+        "baselines", help="the reference points: " + ", ".join(spec.partition(":")[0] for spec in BASELINES),
+        description="Score the diagnostic baselines on a split and print one table (group accuracy per task, with "
+                    "intervals). oracle must reach 100 %; shortcut-audit's interval must contain the random "
+                    "baseline, or the generator has a shortcut. When the queries carry shape and depth, a second "
+                    "table gives every baseline's group accuracy per task, shape and depth, with a note on any "
+                    "cell where first-mentioned-first beats bag-of-sounds by more than 10 points (the wording "
+                    "gives the order away) or where shortcut-audit's interval misses chance.")
+    baselines.add_argument("--data", required=True, help="a generated folder or a Hub dataset id (its test split)")
+    baselines.add_argument("--train", help="folder with the train split for shortcut-audit (default: --data)")
+    baselines.add_argument("--acoustics", metavar="CONDITION",
+                           help="score the clips of this acoustic condition of a robustness build; shortcut-audit "
+                                "then trains on the train split's clips of the same condition (default: the main "
+                                "corpus)")
+    baselines.add_argument("--text-model", default="all-MiniLM-L6-v2",
+                           help="sentence-transformers model of the two-stage baseline (default: %(default)s)")
+    baselines.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
+    baselines.add_argument("--out", help="also write each system's results and baselines.md here (not inside --data; "
+                                         "default: print only)")
+    baselines.add_argument("--overwrite", action="store_true",
+                           help="replace the baselines already in --out (default: off: existing ones stop the run)")
+    baselines.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
+
+    compare = sub.add_parser(
+        "compare", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="a leaderboard of evaluate runs on one build, with paired intervals and p-values against a reference",
+        description="Read the results.json and per_query.parquet of each RUN_DIR (evaluate's --out folders) and\n"
+                    "print a leaderboard: each run's headline per task with bootstrap 95 % intervals, and its\n"
+                    "paired change from the reference run (one resample of queries serves both runs) with a\n"
+                    "paired randomization p-value, per task and per task x depth. Nothing is encoded again.\n"
+                    "Runs of different builds (by content digest), modes, splits or acoustic conditions are\n"
+                    "refused by name. With --out, writes OUT/compare.{md,json,png} too.",
+        epilog="example:\n  reasonaudio evaluate --data demo --model oracle --out runs/oracle\n"
+               "  reasonaudio evaluate --data demo --model bag-of-sounds --out runs/bag\n"
+               "  reasonaudio compare runs/bag runs/oracle --reference runs/bag --out runs/compare")
+    compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more --out folders of reasonaudio evaluate")
+    compare.add_argument("--reference", metavar="RUN_DIR", help="the run every other is compared with (default: the first)")
+    compare.add_argument("--out", help="also write compare.md, compare.json, compare.png here (default: print only)")
+    compare.add_argument("--bootstrap", type=int, default=1000,
+                         help="resamples for the intervals and the randomization test; 0: none (default: %(default)s)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
+    compare.add_argument("--overwrite", action="store_true",
+                         help="replace compare.* already in --out (default: off: existing ones stop the run)")
+
+    return {"evaluate": run_evaluate, "baselines": run_baselines, "compare": run_compare}
+
+
+COMPARE_FILES = ("compare.md", "compare.json", "compare.png")
+
+
+def run_compare(args) -> int:
+    check_resamples("--bootstrap", args.bootstrap)
+    check_count("--seed", args.seed, 0)
+    check_comparable(load_runs(args.runs))    # the slips, before the line saying it starts
+    claim = claimed_out(args.out, args.runs[0], COMPARE_FILES, args.overwrite) if args.out else contextlib.nullcontext()
+    with claim as out:
+        status(f"compare: {len(args.runs)} runs, paired against {args.reference or args.runs[0]} "
+               f"({args.bootstrap} resamples)")
+        comparison = compare(args.runs, args.reference, args.bootstrap, args.seed)
+        text = markdown(comparison)
+        if out:
+            place_files(out, {"compare.md": lambda path: path.write_text(text),
+                              "compare.json": lambda path: path.write_text(json.dumps(comparison, indent=2) + "\n"),
+                              "compare.png": lambda path: plot(comparison, path)})
+    print(text)
+    if out:
+        print(wrote(out, COMPARE_FILES))
+    return 0
+
+
+def wrote(out: Path, names) -> str:
+    """The closing line of a command that writes files: where each one is."""
+    return "wrote " + ", ".join(str(Path(out) / name) for name in names)
+
+
+def status(text: str) -> None:
+    """A status line on stderr, at once: what a long command is doing before its first bar."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def quiet(args) -> None:
+    if args.quiet:
+        import datasets
+
+        datasets.disable_progress_bars()
+        try:    # sentence-transformers' "Loading weights" bar
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
+        except ImportError:
+            pass
+
+
+def run_evaluate(args) -> int:
+    writes = int(os.environ.get("RANK", "0")) == 0     # under a launcher only rank 0 writes (and holds --out)
+    check_options(args.mode, args.batch_size, args.bootstrap, args.seed, True, args.device)
+    check_data(args.data, (args.split,))   # the slips a user makes most, refused before torch and datasets load
+    if writes:
+        check_out(args.out, args.data, RESULT_FILES, args.overwrite)
+    check_spec(args.model)
+    if writes and not args.quiet:
+        status(f"evaluate: {args.model} on {args.data} (split {args.split}, {args.mode} mode) into {args.out}")
+
+    # torch and datasets, imported on use: --help stays fast
+    from reasonaudio.models.distributed import close_distributed, distributed, init_distributed
+
+    from .runner import check_settings, run, run_conditions
+    from .systems import EmbeddingSystem, EvalData
+
+    check_settings(args.mode, args.device, args.batch_size, args.bootstrap, args.seed, flags=True)
+    with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else contextlib.nullcontext():
+        device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
+        rank, world = distributed()
+        try:
+            args.quiet = args.quiet or rank != 0
+            quiet(args)
+            conditions = _conditions(args.data, args.split, args.acoustics)
+            system = open_system(args.model, device=device)
+            if isinstance(system, EmbeddingSystem):
+                system.cache_root, system.shared = None if args.no_cache else args.cache, world > 1
+            if len(conditions) > 1:
+                result = run_conditions(system, args.data, conditions, args.split, args.mode, device, args.batch_size,
+                                        args.bootstrap, args.seed, not args.quiet, per_query=True)
+            else:
+                data = EvalData.load(args.data, args.split, acoustics=conditions[0] if conditions else None)
+                result = run(system, data, args.mode, device, args.batch_size, args.bootstrap, args.seed,
+                             not args.quiet, per_query=True)
+        finally:
+            close_distributed()
+        if rank != 0:   # rank 0 scores and writes
+            return 0
+        parameters = {key: getattr(args, key) for key in ("mode", "split", "batch_size", "bootstrap", "seed",
+                                                          "acoustics")}
+        out = write_results(args.out, result, run_record(system, args.model, args.data,
+                                                         {**parameters, "device": device}, world))
+    print((out / "results.md").read_text())
+    print(wrote(out, [name for name in RESULT_FILES if (out / name).is_file()]))
+    return 0
+
+
+def run_record(system, spec: str, data: str, parameters: dict, world: int = 1) -> dict:
+    """What a run scored and with what: the build's identity (content digest and plan fingerprint), the
+    model spec exactly as given (with its options) and the system's name, the embedding cache's key (the
+    model identity) and folder, the device, and every setting; enough to tell whether two runs compare."""
+    # torch and datasets, imported on use: --help stays fast
+    import torch
+
+    from reasonaudio_dataset.identity import build_identity
+
+    device = torch.device(parameters["device"])
+    build = build_identity(data, parameters["split"])
+    cache = getattr(system, "cache_root", None)
+    identity = getattr(system, "identity", None)
+    return {"model": system.name, "spec": spec, "data": data, "build": build,
+            "benchmark_version": build["benchmark_version"], "parameters": parameters,
+            "cache": {"key": identity, "folder": str(cache) if cache and identity else None},
+            "device": {"name": str(device), "processes": world,
+                       "hardware": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"}}
+
+
+def _conditions(data: str, split: str, acoustics: str | None) -> list[str]:
+    """The conditions `--acoustics` names: none (the main corpus), one, or `all` of the split's, clean first."""
+    if acoustics != "all":
+        return [acoustics] if acoustics else []
+    from reasonaudio_dataset.loading import conditions_of   # datasets, imported on use: --help stays fast
+
+    found = sorted(conditions_of(data, split), key=lambda name: (name != "clean", name))
+    if len(found) < 2:
+        raise ValueError(f"--acoustics all: split {split!r} of {data} holds {found or 'no recorded'} condition(s); "
+                         "make a robustness build with `reasonaudio generate --acoustics all`")
+    return found
+
+
+def _audit_verdict(result: dict) -> str:
+    low, high = result["intervals"]["average"]["accuracy"]
+    chance = result["random"]["average"]["accuracy"]
+    if low <= chance <= high:
+        return f"shortcut-audit: its interval [{100 * low:.1f}, {100 * high:.1f}] contains {100 * chance:.1f} % (no shortcut found)"
+    return (f"shortcut-audit: its interval [{100 * low:.1f}, {100 * high:.1f}] misses {100 * chance:.1f} %: clip "
+            "acoustics alone find the positive; the generator has a shortcut to fix")
+
+
+def _labels(result: dict, by: list[str]) -> np.ndarray:
+    """Each query's key over the columns `by` ("order/shape=before/depth=1", or just the task)."""
+    rows = result["per_query"]
+    return np.array(["/".join(str(v) if c == "task" else f"{c}={v}" for c, v in zip(by, values))
+                     for values in zip(*(rows[c] for c in by))], dtype=object)
+
+
+def _significant(values: np.ndarray, tie: np.ndarray, cells: np.ndarray, seed: int = 0) -> dict[str, tuple]:
+    """Per cell of at least MIN_CELL queries: (difference from its tie, lower, upper) of a paired bootstrap
+    interval at 95 % jointly over the cells tested (Bonferroni: 1 - 0.05 / cells), only where the interval
+    excludes zero. So a small build or a handful of noisy cells raise no flag."""
+    tested = [c for c in dict.fromkeys(cells.tolist()) if np.sum(cells == c) >= MIN_CELL]
+    if not tested:
+        return {}
+    keep = np.isin(cells, tested)
+    found = paired_differences({"v": values[keep]}, {"v": tie[keep]}, cells[keep], FLAG_RESAMPLES, seed,
+                               confidence=1 - 0.05 / len(tested))
+    out = {}
+    for cell in tested:
+        low, high = found["intervals"][cell]["v"]
+        if low > 0 or high < 0:
+            out[cell] = (found["difference"][cell]["v"], low, high)
+    return out
+
+
+def _tie_result(result: dict, values: list[float]) -> dict:
+    """A row for the baseline tables holding a tie's per-query values (means per task and per breakdown
+    cell, as `result` has them; no intervals)."""
+    values = np.asarray(values, dtype=np.float64)
+    tie = {**task_means({"accuracy": values}, _labels(result, ["task"])), "random": result["random"],
+           "num_queries": result["num_queries"]}
+    if "breakdown" in result:
+        means = task_means({"accuracy": values}, _labels(result, result["breakdown"]["by"]))
+        tie["breakdown"] = {"by": result["breakdown"]["by"],
+                            "cells": {key: {**cell, "accuracy": means[key]["accuracy"]}
+                                      for key, cell in result["breakdown"]["cells"].items()}}
+    return tie
+
+
+def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float | None, str]]:
+    """(system, its per-query accuracy, its tie per query, the gain allowed, what a gain means) for every
+    reasoning-free system the build must hold at its tie. A gain of None flags both sides (an audit below
+    chance marks the positive too); a number, gains above it only (first-mentioned-first over
+    bag-of-sounds; relation-blind over its count tie, the best a counting rule can do, not a chance
+    level: below it is no cue)."""
+    def accuracy(name):
+        return np.asarray(results[name]["per_query"]["accuracy"], dtype=np.float64)
+
+    def chance(name):
+        return np.full(len(accuracy(name)), results[name]["random"]["average"]["accuracy"])
+
+    checks, bag = [], "bag-of-sounds" in results
+    if "first-mentioned-first" in results and bag:
+        checks.append(("first-mentioned-first", accuracy("first-mentioned-first"), accuracy("bag-of-sounds"),
+                       WORDS_MARGIN, "the order the words name the sounds in gives the answer away; rebalance "
+                                     "these templates"))
+    if "relation-blind" in results:
+        checks.append(("relation-blind", accuracy("relation-blind"),
+                       np.asarray(results["relation-blind"]["per_query"]["count_tie"]), 0.0,
+                       "where the named sounds sit gives the answer away, without the relation"))
+    for name in BUSYNESS:
+        if name in results and "count_tie" in results[name]["per_query"]:
+            checks.append((name, accuracy(name), np.asarray(results[name]["per_query"]["count_tie"]), None,
+                           "how busy a candidate is (events, other sounds) finds the positive among those holding "
+                           "the named sounds"))
+    for name, what in (("shortcut-audit", "clip acoustics alone"), ("listwise-audit", "comparing the candidates"),
+                       ("shared-sounds", "how much the rest of its group shares a candidate's sounds")):
+        if name in results:
+            checks.append((name, accuracy(name), chance(name), None, f"{what} (no query) finds the positive"))
+    return checks
+
+
+def _cell_notes(results: dict) -> list[str]:
+    """The tasks, and the cells (task, shape, depth), where a reasoning-free system beats its tie beyond its
+    interval (see `_significant`): first-mentioned-first and the relation-blind adversary against
+    bag-of-sounds, the query-blind audits against chance (below chance is flagged too: a construction that
+    avoids the positive marks it as well)."""
+    notes = []
+    for name, values, tie, margin, meaning in _checks(results):
+        result = results[name]
+        levels = [["task"]] + ([result["breakdown"]["by"]] if "breakdown" in result else [])
+        for by in levels:
+            cells = _labels(result, by)
+            for cell, (difference, low, high) in _significant(values, tie, cells).items():
+                if (difference != 0) if margin is None else difference > margin:
+                    reference = {"first-mentioned-first": "bag-of-sounds", "relation-blind": "its count tie",
+                                 **dict.fromkeys(BUSYNESS, "the named sounds' count tie")}.get(name, "chance")
+                    side = meaning if difference > 0 else "the construction avoids the positive (below its tie)"
+                    notes.append(f"{cell} (n={int(np.sum(cells == cell))}): {name} is {100 * difference:+.1f} points "
+                                 f"[{100 * low:+.1f}, {100 * high:+.1f}] from {reference}: {side}")
+    return notes or [f"no task, and no cell of {MIN_CELL} queries or more, where first-mentioned-first beats "
+                     f"bag-of-sounds by more than {100 * WORDS_MARGIN:.0f} points, where relation-blind beats its "
+                     "count tie, where bag-of-sounds or least-busy is off the named sounds' count tie, or where an "
+                     "audit is off chance, beyond its interval (95 % over the cells tested)"]
+
+
+def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
+                    progress: bool, acoustics: str | None = None) -> tuple[str, dict]:
+    """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
+    depth, the same per task x shape x depth, with notes on the cells that fail; and the results by system."""
+    # torch and datasets, imported on use: --help stays fast
+    from .runner import breakdown, run
+    from .systems import EvalData
+    from .systems import bag_of_sounds
+    from .systems.relation_blind import count_tie
+
+    data = EvalData.load(data_path, "test", acoustics=acoustics)
+    by = breakdown(data, ("shape", "depth"))
+    results, notes = {}, []
+    for number, spec in enumerate(BASELINES, 1):
+        spec = spec.format(text_model=text_model)
+        if progress:
+            status(f"[{number}/{len(BASELINES)}] {spec}")
+        if spec in LEARNED and train:
+            spec = f"{spec}:?train={train}"
+        try:
+            system = open_system(spec, device=device)
+        except (ImportError, ValueError) as error:  # e.g. no text model offline: the other rows still count
+            notes.append(f"{spec} skipped: {error}")
+            continue
+        result = run(system, data, "group", device, progress=progress, by=by, per_query=True)
+        if out:
+            parameters = {"mode": "group", "split": "test", "device": device, "batch_size": 32, "bootstrap": 1000,
+                          "seed": 0, "acoustics": acoustics}
+            write_results(Path(out) / system.name.split(":")[0], result, run_record(system, spec, data_path, parameters))
+        results[system.name] = result
+        if system.name == "relation-blind":
+            result["per_query"]["count_tie"] = count_tie(data).tolist()
+            results["relation-blind's count tie"] = _tie_result(result, result["per_query"]["count_tie"])
+        if system.name in BUSYNESS:
+            result["per_query"]["count_tie"] = bag_of_sounds.count_tie(data).tolist()
+        if system.name.startswith("shortcut-audit"):
+            notes.append(_audit_verdict(result))
+    table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
+    if len(by) > 1:
+        where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"
+        table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals {where}:\n\n"
+                  + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
+    for result in results.values():
+        result.pop("per_query", None)
+    if out:
+        place_files(Path(out), {"baselines.md": lambda path: path.write_text(table),
+                                "baselines.json": lambda path: path.write_text(json.dumps(results, indent=2) + "\n")})
+    return table, results
+
+
+def run_baselines(args) -> int:
+    written = ("baselines.json", "baselines.md")
+    check_data(args.data, ("test",))   # before torch and datasets load
+    if args.train:
+        check_data(args.train, ("train",))
+    if args.out:
+        check_out(args.out, args.data, written, args.overwrite)
+    if not args.quiet:
+        status(f"baselines: {len(BASELINES)} systems on {args.data} (test)" + (f" into {args.out}" if args.out else ""))
+
+    from reasonaudio.models.distributed import check_device   # torch, imported on use: --help stays fast
+
+    check_device(args.device)
+    with claimed_out(args.out, args.data, written, args.overwrite) if args.out else contextlib.nullcontext():
+        quiet(args)
+        table = baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
+                                args.acoustics)[0]
+    print(table)
+    if args.out:
+        systems = sorted(p.name for p in Path(args.out).iterdir() if p.is_dir())
+        print(f"{wrote(args.out, written)}, and each system's results ({', '.join(RESULT_FILES)}) in a folder of its "
+              f"own: {', '.join(str(Path(args.out) / name) + '/' for name in systems)}")
+    return 0

@@ -1,0 +1,102 @@
+"""Score a system on a split: similarity on the device, reduced by the metric's functional core."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from reasonaudio.models.distributed import check_device, distributed
+from reasonaudio.models.scoring import EmbeddingSystem, EvalData, System, group_matrix, whole_similarity
+from reasonaudio_metric.functional import paired_differences, score
+
+from .report import check_options
+
+
+def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, seed: int = 0, flags: bool = False) -> None:
+    """Every setting of a run, checked before any data or model loads; `flags` names them as CLI options."""
+    check_options(mode, batch_size, bootstrap, seed, flags, device)
+    check_device(device)
+
+
+def breakdown(data: EvalData, columns: tuple[str, ...] = ("depth",)) -> tuple[str, ...]:
+    """The metric's `by`: per task, and by those of `columns` the queries carry (builds that predate the
+    depth and shape columns lack them, and get the per-task headline only)."""
+    return ("task", *(c for c in columns if c in data.queries.column_names))
+
+
+def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu", batch_size: int = 32,
+        bootstrap: int = 1000, seed: int = 0, progress: bool = True, by: tuple[str, ...] | None = None,
+        per_query: bool = False) -> dict:
+    """The metric's result dict for `system` on `data`, broken down `by` those query columns (default:
+    task x depth where the queries carry depth); with each query's values when `per_query`. None on the
+    ranks other than 0 of a launcher's process group when the system shares its encoding (`shared`)."""
+    check_settings(mode, device, batch_size, bootstrap, seed)
+    by = by or breakdown(data)
+    if mode == "group":     # each query's candidates alone: queries x candidates, whatever the corpus
+        group = system.group_similarity(data, device=device, batch_size=batch_size, progress=progress)
+    else:
+        full = whole_similarity(system, data, device, batch_size, progress)
+        group = group_matrix(full, data)
+    if getattr(system, "shared", False) and distributed()[0] != 0:
+        return None   # a launcher's other ranks helped encode; rank 0 scores
+    if mode == "group":
+        result = score(group, data.queries, bootstrap=bootstrap, seed=seed, by=by, per_query=per_query)
+    else:
+        result = score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed,
+                       by=by, per_query=per_query)
+    if per_query:
+        result["per_query"] = {**query_columns(data, by), **result["per_query"], **candidate_scores(group, data)}
+    return result
+
+
+def query_columns(data: EvalData, by: tuple[str, ...]) -> dict[str, list]:
+    """What each per-query row is about: its id, task, the breakdown's columns, its positive."""
+    return {column: list(data.queries[column]) for column in dict.fromkeys(("query_id", *by, "positive"))}
+
+
+def candidate_scores(group: torch.Tensor, data: EvalData) -> dict[str, list]:
+    """Each query's candidates, their scores in that order, and the positive's rank among them (ties: the
+    expected rank under random tie-breaking, 1 + above + (tied - 1) / 2): enough to compare two runs, or
+    rescore any group metric, without encoding again."""
+    scores = group.double().cpu().numpy()
+    positive = np.array([clips.index(p) for clips, p in zip(data.queries["candidates"], data.queries["positive"])])
+    own = scores[np.arange(len(scores)), positive][:, None]
+    rank = 1 + (scores > own).sum(axis=1) + ((scores == own).sum(axis=1) - 1) / 2
+    return {"candidates": list(data.queries["candidates"]), "scores": scores.tolist(), "positive_rank": rank.tolist()}
+
+
+def run_conditions(system: System, source: str, conditions: list[str], split: str = "test", mode: str = "group",
+                   device: str = "cpu", batch_size: int = 32, bootstrap: int = 1000, seed: int = 0,
+                   progress: bool = True, per_query: bool = False) -> dict:
+    """`run` on the clips of each acoustic condition of a robustness build (the queries are shared). The
+    result is the first condition's (normally clean; its per-query values when `per_query`), with
+    "acoustics": every condition's scores per task, and each further condition's paired difference from
+    the first, with paired bootstrap intervals."""
+    results, tasks = {}, None
+    for condition in conditions:
+        data = EvalData.load(source, split, acoustics=condition)
+        tasks = tasks if tasks is not None else np.asarray(data.queries["task"])
+        results[condition] = run(system, data, mode, device, batch_size, bootstrap, seed, progress, per_query=True)
+    if any(result is None for result in results.values()):
+        return None   # not rank 0 of a launcher's process group
+    first, *others = conditions
+    per_query = {c: results[c].pop("per_query") for c in conditions}
+    values = {c: {m: np.asarray(per_query[c][m]) for m in results[c]["average"]} for c in conditions}
+    combined = {**results[first], **({"per_query": per_query[first]} if per_query else {})}
+    combined["acoustics"] = {
+        "baseline": first,
+        "conditions": {c: {k: v for k, v in r.items() if k != "breakdown"} for c, r in results.items()},
+        "differences": {c: paired_differences(values[c], values[first], tasks, bootstrap, seed) for c in others},
+    }
+    return combined
+
+
+def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_rate: int | None = None,
+                      mode: str = "group", split: str = "test", device: str = "cpu", batch_size: int = 32,
+                      bootstrap: int = 1000, seed: int = 0, name: str = "custom", progress: bool = True) -> dict:
+    """Score any model given as two functions: texts -> vectors and mono float32 arrays (at
+    `sampling_rate`) -> vectors, e.g. an MLLM embedder on your GPU. A batch with the wrong number of
+    vectors, NaN or inf, or a width unlike the text vectors' is an error naming that batch."""
+    check_settings(mode, device, batch_size, bootstrap, seed)
+    system = EmbeddingSystem(name, encode_text, encode_audio, sampling_rate)
+    data = data if isinstance(data, EvalData) else EvalData.load(data, split)
+    return run(system, data, mode, device, batch_size, bootstrap, seed, progress)

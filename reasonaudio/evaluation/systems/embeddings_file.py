@@ -1,0 +1,133 @@
+"""`embeddings:FILE`: precomputed embeddings, from any framework, scored without writing Python.
+
+FILE is `.npz` or `.parquet`, written by `evaluation.save_embeddings` or by hand:
+
+* `.npz`: arrays `query_id` (strings), `query_embedding` (queries x width), `clip_id`, `clip_embedding`
+  (clips x width);
+* `.parquet`: one row per vector, columns `query_id` (null on clip rows), `clip_id` (null on query rows)
+  and `embedding` (list of floats).
+
+Every query of the split and every clip of its corpus must be there (extra ids are ignored); scores are
+cosine similarities, as for every embedding model.
+"""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from reasonaudio.models.scoring import VectorSystem
+
+
+def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings) -> Path:
+    """Write embeddings in the format `--model embeddings:FILE` reads (.npz or .parquet, by suffix)."""
+    path = Path(path)
+    queries, clips = np.asarray(query_embeddings, np.float32), np.asarray(clip_embeddings, np.float32)
+    query_ids, clip_ids = list(query_ids), list(clip_ids)
+    _check_rows("query", query_ids, queries, path)
+    _check_rows("clip", clip_ids, clips, path)
+    if path.suffix == ".npz":
+        np.savez(path, query_id=np.asarray(query_ids, str), query_embedding=queries,
+                 clip_id=np.asarray(clip_ids, str), clip_embedding=clips)
+    elif path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows = len(queries) + len(clips)
+        pq.write_table(pa.table({
+            "query_id": pa.array(list(query_ids) + [None] * len(clips), pa.string()),
+            "clip_id": pa.array([None] * len(queries) + list(clip_ids), pa.string()),
+            "embedding": pa.array(list(queries) + list(clips), pa.list_(pa.float32()), size=rows),
+        }), path)
+    else:
+        raise ValueError(f"embeddings file {path}: use a .npz or .parquet suffix")
+    return path
+
+
+def _check_rows(kind: str, ids: list, vectors: np.ndarray, path: Path) -> None:
+    if vectors.ndim != 2 or len(vectors) != len(ids) or not ids:
+        raise ValueError(f"embeddings {path}: {len(ids)} {kind} ids and {kind} vectors of shape {vectors.shape}; "
+                         "expected one vector (a row) per id, at least one")
+
+
+def load_embeddings(path) -> dict[str, tuple[list[str], np.ndarray]]:
+    """{"query": (ids, vectors), "clip": (ids, vectors)} from a file `save_embeddings` wrote."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"embeddings:{path}: no such file")
+    if path.suffix == ".npz":
+        try:
+            archive = np.load(path, allow_pickle=False)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
+            archive, cause = None, type(error).__name__
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ValueError(f"embeddings:{path} is not a readable .npz archive ({cause if archive is None else 'a bare array'}"
+                             "); write it with evaluation.save_embeddings or numpy.savez")
+        with archive as arrays:
+            missing = {"query_id", "query_embedding", "clip_id", "clip_embedding"} - set(arrays.files)
+            if missing:
+                raise ValueError(f"embeddings:{path} lacks the arrays {sorted(missing)}")
+            found = {kind: (arrays[f"{kind}_id"].astype(str).tolist(), np.asarray(arrays[f"{kind}_embedding"], np.float32))
+                     for kind in ("query", "clip")}
+    elif path.suffix == ".parquet":
+        import pyarrow
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(path)
+        except (pyarrow.ArrowException, OSError) as error:
+            raise ValueError(f"embeddings:{path} is not a readable Parquet file ({type(error).__name__})") from None
+        if not {"query_id", "clip_id", "embedding"} <= set(table.column_names):
+            raise ValueError(f"embeddings:{path} needs the columns query_id, clip_id, embedding; it has "
+                             f"{table.column_names}")
+        found = {}
+        for kind in ("query", "clip"):
+            ids = table.column(f"{kind}_id")
+            rows = table.filter(ids.is_valid())
+            vectors = rows.column("embedding").to_pylist()
+            if len({len(v) if v is not None else -1 for v in vectors}) > 1:
+                raise ValueError(f"embeddings:{path}: the {kind} vectors have several widths (or a null)")
+            found[kind] = (rows.column(f"{kind}_id").to_pylist(), np.asarray(vectors, np.float32).reshape(len(vectors), -1))
+    else:
+        raise ValueError(f"embeddings:{path}: expected a .npz or .parquet file")
+    for kind, (ids, vectors) in found.items():
+        _check_rows(kind, ids, vectors, path)
+    return found
+
+
+class PrecomputedEmbeddings(VectorSystem):
+    def __init__(self, path: str):
+        self.name, self.stored = f"embeddings:{path}", load_embeddings(path)
+
+    def _aligned(self, kind: str, wanted: list[str]) -> torch.Tensor:
+        ids, vectors = self.stored[kind]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{self.name}: some {kind} ids appear twice")
+        row = {identifier: i for i, identifier in enumerate(ids)}
+        missing = [identifier for identifier in wanted if identifier not in row]
+        if missing:
+            raise ValueError(f"{self.name} has no vector for {len(missing)} of the split's {len(wanted)} {kind} ids, "
+                             f"e.g. {missing[:3]}")
+        aligned = torch.from_numpy(vectors[[row[identifier] for identifier in wanted]])
+        if not bool(aligned.isfinite().all()):
+            raise ValueError(f"{self.name}: NaN or inf in the {kind} vectors")
+        return torch.nn.functional.normalize(aligned, dim=-1)
+
+    def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
+        if data.acoustics is not None:   # every condition's clips share their ids: the file cannot say which it holds
+            raise ValueError(f"{self.name} scores the vectors in the file, whatever the acoustic condition: leave out "
+                             "--acoustics and pass the file computed on that condition's clips")
+        queries = self._aligned("query", list(data.queries["query_id"]))
+        clips = self._aligned("clip", list(data.corpus["clip_id"]))
+        if queries.shape[1] != clips.shape[1]:
+            raise ValueError(f"{self.name}: query vectors are {queries.shape[1]}-dim, clip vectors {clips.shape[1]}-dim")
+        return queries, clips
+
+
+def build(location: str, device: str = "cpu") -> PrecomputedEmbeddings:
+    """precomputed vectors: embeddings:FILE.npz or .parquet keyed by query_id and clip_id (docs/design.md)"""
+    if not location:
+        raise ValueError("embeddings needs a file: embeddings:FILE.npz or embeddings:FILE.parquet")
+    return PrecomputedEmbeddings(location)

@@ -1,0 +1,21 @@
+"""`random`: seeded uniform scores; its expected group accuracy is 1 / candidates."""
+from __future__ import annotations
+
+import torch
+
+from reasonaudio.generation.spec import integer_option
+from reasonaudio.models.scoring import System
+
+
+class RandomScores(System):
+    def __init__(self, seed: int):
+        self.name, self.seed = "random", seed
+
+    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        generator = torch.Generator().manual_seed(self.seed)
+        return torch.rand(len(data.queries), len(data.corpus), generator=generator).to(device)
+
+
+def build(location: str = "", seed: str = "0", device: str = "cpu") -> RandomScores:
+    """uniform random scores: random or random:?seed=1."""
+    return RandomScores(integer_option("random", "seed", seed))

@@ -1,0 +1,244 @@
+"""How a model is scored on a split: the split as scored (`EvalData`, and what its annotations say), a scored
+system (`System`: a similarity for every (query, clip) pair; `EmbeddingSystem`: two encode functions and their
+cosine) and the benchmark's headline of one (`group_accuracy`, through the metric). Training validates with it
+after every epoch; evaluation's runner and systems build on it."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable, Iterable, Sequence
+
+import datasets
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from reasonaudio.generation.phrases import sources_phrases
+from reasonaudio.generation.relations import Atom, Event
+from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio, load_table
+from reasonaudio_metric.functional import score
+
+from .encoding import cache_folder, chunk_size, encode_chunked
+
+PAIR_SCORES = 2 ** 24     # query x candidate x dimension products a block of group scoring holds (64 MiB)
+
+
+@dataclass
+class EvalData:
+    """One split's tables; `corpus` keeps its audio encoded (systems decode at the rate they need).
+    `sources` (the atomic sounds, for their phrases) is read on first use: only text-aware baselines need it."""
+
+    queries: datasets.Dataset
+    corpus: datasets.Dataset
+    qrels: datasets.Dataset
+    source: str
+    split: str = "test"
+    sources: datasets.Dataset | None = None
+    acoustics: str | None = None       # the acoustic condition of `corpus` (None: the main corpus)
+
+    @classmethod
+    def load(cls, path_or_repo: str, split: str = "test", acoustics: str | None = None) -> "EvalData":
+        tables = load_reasonaudio(path_or_repo, split=split, acoustics=acoustics)
+        return cls(tables.queries, tables.corpus.with_format(None), tables.qrels, path_or_repo, split,
+                   acoustics=acoustics)
+
+    def phrases(self) -> dict[str, set[str]]:
+        """Every phrase the split's atomic sounds give each label: how the query texts name the sounds."""
+        if self.sources is None:
+            self.sources = load_table(self.source, "sources", self.split)
+        return {label: set(said) for label, said in
+                sources_phrases(zip(self.sources["label"], self.sources["phrase"])).items()}
+
+    def audio_batches(self, sampling_rate: int | None, batch_size: int, progress: bool = True,
+                      rows: range | None = None):
+        """Lists of mono float32 arrays in corpus order (of `rows`, default all), resampled to `sampling_rate`."""
+        rows = rows if rows is not None else range(len(self.corpus))
+        decoded = self.corpus.select_columns(["audio"]).with_transform(audio_decoder(sampling_rate))
+        for start in tqdm(range(rows.start, rows.stop, batch_size), desc="encoding clips", unit="batch",
+                          disable=not progress):
+            yield [cell["array"] for cell in decoded[start:min(start + batch_size, rows.stop)]["audio"]]
+
+    def content_key(self, what: str, rows: range) -> str:
+        """The hash of what `rows` of the queries (their texts) or clips (their encoded audio bytes) hold:
+        the embedding cache's key for a chunk, so that no edit or swap is ever served an old vector."""
+        hasher = hashlib.sha256(what.encode())
+        if what == "queries":
+            for text in self.queries.select(rows)["text"]:
+                hasher.update(hashlib.sha256(text.encode()).digest())
+        else:
+            for cell in self.corpus.select_columns(["audio"]).select(rows)["audio"]:
+                hasher.update(hashlib.sha256(cell["bytes"]).digest())
+        return hasher.hexdigest()[:40]
+
+
+def query_atoms(queries) -> list[list[Atom]]:
+    """Each query's constraint: the atoms its `constraint` column holds."""
+    return [[Atom.from_dict(a) for a in json.loads(text)["all"]] for text in queries["constraint"]]
+
+
+def clip_events(corpus) -> list[tuple[Event, ...]]:
+    """Each clip's annotated sound events."""
+    return [tuple(Event(**event) for event in events) for events in corpus.select_columns(["events"])["events"]]
+
+
+class System:
+    """A model or baseline under evaluation. `similarity` returns (queries x corpus clips), on `device`;
+    `group_similarity` each query's own candidates' scores (queries x candidates), what group mode ranks."""
+
+    name = ""
+
+    def similarity(self, data: EvalData, device: str = "cpu", batch_size: int = 32,
+                   progress: bool = True) -> torch.Tensor:
+        raise NotImplementedError
+
+    def group_similarity(self, data: EvalData, device: str = "cpu", batch_size: int = 32,
+                         progress: bool = True) -> torch.Tensor:
+        """Taken out of the whole (queries x clips) matrix; a system that scores pairs directly overrides it,
+        so that group mode costs queries x candidates, not queries x corpus (16 GB at 20,000 queries)."""
+        return group_matrix(whole_similarity(self, data, device, batch_size, progress), data)
+
+
+def whole_similarity(system: System, data: EvalData, device: str = "cpu", batch_size: int = 32,
+                     progress: bool = True) -> torch.Tensor:
+    """`system.similarity`, checked to be (queries x clips): a wrong shape names the system, not a torch error."""
+    full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
+    expected = (len(data.queries), len(data.corpus))
+    if tuple(full.shape) != expected:
+        raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
+                         "(queries x clips)")
+    return full
+
+
+class VectorSystem(System):
+    """A system whose scores are the cosine of a query vector and a clip vector (`vectors`: unit vectors of
+    the split's queries and clips): group mode then computes the candidates' pairs alone."""
+
+    def vectors(self, data: EvalData, device: str, batch_size: int, progress: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        queries, clips = self.vectors(data, device, batch_size, progress)
+        return queries.to(device) @ clips.to(device).T
+
+    def group_similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        queries, clips = self.vectors(data, device, batch_size, progress)
+        index = torch.as_tensor(candidate_index(data))
+        rows = max(1, PAIR_SCORES // max(1, index.shape[1] * queries.shape[1]))
+        # a product and a sum per pair, the same arithmetic for every pair: equal vectors tie exactly
+        return torch.cat([(queries[start:start + rows, None, :].to(device) * clips[index[start:start + rows]].to(device))
+                          .sum(-1) for start in range(0, len(index), rows)])
+
+
+Encoder = Callable[[Sequence], "np.ndarray | torch.Tensor"]
+
+
+def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, name: str, unit: str,
+                   width: tuple[int, str] | None = None, first: int = 0, batch_size: int | None = None) -> torch.Tensor:
+    """Unit vectors, one per item of every batch, checked batch by batch: a wrong count, a NaN or inf, or
+    a width other than `width` (its size and where it came from) names the batch instead of giving a
+    silently wrong score or a raw torch error. Batches of a chunk that starts at item `first` are named by
+    their place in the whole table (their number needs `batch_size` and a chunk aligned to it)."""
+    parts, start = [], first
+    for number, batch in enumerate(batches):
+        aligned = first == 0 or batch_size and first % batch_size == 0
+        index = f"batch {first // batch_size + number if first else number}" if aligned else "a batch"
+        where = f"{index} ({unit} {start}-{start + len(batch) - 1}) of {len(batch)} {unit}"
+        output = encode(batch)
+        try:
+            vectors = torch.as_tensor(output).detach()
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"{name} returned a {type(output).__name__}, not vectors, for {where}") from None
+        if vectors.ndim != 2 or len(vectors) != len(batch):
+            got = f"{len(vectors)} vectors" if vectors.ndim == 2 else f"an array of shape {tuple(vectors.shape)}"
+            raise ValueError(f"{name} returned {got} for {where}")
+        vectors = vectors.to(device=device, dtype=torch.float32)
+        if not bool(vectors.isfinite().all()):
+            raise ValueError(f"{name} returned NaN or inf for {where}")
+        width = width or (vectors.shape[1], "its batch 0")
+        if vectors.shape[1] != width[0]:
+            raise ValueError(f"{name} returned {vectors.shape[1]}-dim vectors for {where}; {width[1]} gave "
+                             f"{width[0]}-dim ones")
+        parts.append(torch.nn.functional.normalize(vectors, dim=-1))
+        start += len(batch)
+    return torch.cat(parts)
+
+
+def encode_texts(encode: Encoder, texts: Sequence[str], device: str, batch_size: int, what: str,
+                 progress: bool = True, name: str = "the text model", first: int = 0) -> torch.Tensor:
+    """Unit vectors of `texts` (`what` they are: queries, captions; the first at item `first` of its table),
+    in batches with a progress bar."""
+    starts = tqdm(range(0, len(texts), batch_size), desc=f"encoding {what}", unit="batch", disable=not progress)
+    return encode_batches(encode, (texts[i:i + batch_size] for i in starts), device, name, what, first=first,
+                          batch_size=batch_size)
+
+
+class EmbeddingSystem(VectorSystem):
+    """Any model as two encode functions: texts -> vectors, audio arrays -> vectors; cosine similarity.
+
+    Encoding runs in chunks (models/encoding.py): saved under `cache_root` when it is set and the
+    model has an `identity` (a second or resumed run does not re-encode), and shared across the ranks of
+    a launcher's process group when `shared` is set (the CLI sets both)."""
+
+    cache_root = None
+    shared = False
+
+    def __init__(self, name: str, encode_text: Encoder, encode_audio: Encoder, sampling_rate: int | None = None,
+                 identity: str | None = None):
+        check_sampling_rate(sampling_rate)
+        self.name, self.encode_text, self.encode_audio, self.sampling_rate = name, encode_text, encode_audio, sampling_rate
+        self.identity = identity
+
+    def _cache(self, what: str, rate: int | None = None):
+        return cache_folder(self.cache_root, self.identity, what, rate) if self.cache_root else None
+
+    def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
+        texts, size = list(data.queries["text"]), chunk_size(batch_size)
+        queries = encode_chunked(len(texts), lambda rows: encode_texts(
+            self.encode_text, texts[rows.start:rows.stop], "cpu", batch_size, "queries", False, "encode_text", rows.start),
+            self._cache("queries"), "queries", progress, size, self.shared, partial(data.content_key, "queries"))
+        clips = encode_chunked(len(data.corpus), lambda rows: encode_batches(
+            self.encode_audio, data.audio_batches(self.sampling_rate, batch_size, False, rows), "cpu",
+            "encode_audio", "clips", (queries.shape[1], "encode_text"), rows.start, batch_size),
+            self._cache("clips", self.sampling_rate), "clips", progress, size, self.shared,
+            partial(data.content_key, "clips"))
+        return queries, clips
+
+
+def system_of(model, name: str, identity: str | None = None) -> EmbeddingSystem:
+    """A model with encode_text / encode_audio (a torch module) as a scored system: eval mode, no gradients.
+    Training validates through it; `trained:` loads a folder into it."""
+    def without_gradients(encode):
+        def encode_in_eval_mode(items):
+            was_training = model.training
+            model.eval()
+            try:
+                with torch.inference_mode():
+                    return encode(items)
+            finally:
+                model.train(was_training)
+        return encode_in_eval_mode
+
+    return EmbeddingSystem(name, without_gradients(model.encode_text), without_gradients(model.encode_audio),
+                           model.sampling_rate, identity=identity)
+
+
+def candidate_index(data: EvalData) -> list[list[int]]:
+    """Row i: the corpus positions of queries[i]["candidates"], in order."""
+    column = {clip: j for j, clip in enumerate(data.corpus["clip_id"])}
+    try:
+        return [[column[clip] for clip in group] for group in data.queries["candidates"]]
+    except KeyError as error:
+        raise ValueError(f"a candidate is missing from the corpus: {error}") from None
+
+
+def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:
+    """(queries x candidates) out of (queries x corpus): row i scores queries[i]["candidates"] in order."""
+    return full.gather(1, torch.as_tensor(candidate_index(data), device=full.device))
+
+
+def group_accuracy(system: System, data: EvalData, device: str = "cpu", batch_size: int = 32) -> float:
+    """Group accuracy of `system` on `data` (macro over tasks, the benchmark's headline), without intervals."""
+    group = system.group_similarity(data, device=device, batch_size=batch_size, progress=False)
+    return score(group, data.queries, bootstrap=0)["average"]["accuracy"]
