@@ -20,7 +20,7 @@ from pathlib import Path
 
 from generate_bench import DEFAULT_ESC50, REASONAUDIO, run_measured
 
-TARGETS = {"noisy": 1.5, "reverberant": 2.0, "telephone": 1.6, "wild": 2.5}      # issue 25
+TARGETS = {"noisy": 1.5, "reverberant": 2.0, "telephone": 1.6, "wild": 2.5}      # at most x clean's cost
 PRESETS = ("clean", "noisy", "reverberant", "telephone", "wild")
 
 

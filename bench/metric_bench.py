@@ -1,4 +1,4 @@
-"""Metric speed, as ratios against anchors measured in the same run (issue: reasonaudio_metric).
+"""Metric speed, as ratios against anchors measured in the same run.
 
     python bench/metric_bench.py [--queries 1000] [--clips 10000] [--device cpu|cuda]
 

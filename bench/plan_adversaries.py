@@ -76,8 +76,8 @@ def group_accuracy(scores: np.ndarray, labels: np.ndarray, size: int) -> np.ndar
 def interval(difference: np.ndarray, seeds: np.ndarray, rng, resamples: int = 2000) -> tuple[float, float]:
     """Bootstrap 95 % interval of the mean, in two stages: seeds drawn with replacement, then each drawn seed's
     queries. A seed's adversary is trained once and its queries share one split's draws, so they vary together:
-    resampled as independent queries, pooled seeds gave intervals too narrow (one ESC-50 cell flagged on seeds
-    0-5 and 6-11 sat at its tie on 32 more). One seed: the plain bootstrap."""
+    resampled as independent queries, pooled seeds give intervals too narrow, which flag cells at their tie.
+    One seed: the plain bootstrap."""
     by_seed = [difference[seeds == seed] for seed in np.unique(seeds)]
     drawn = rng.integers(len(by_seed), size=(resamples, len(by_seed)))
     sums, counts = np.zeros(resamples), np.zeros(resamples)

@@ -13,10 +13,9 @@ its per-cell interval excludes the tie; `**` so does its simultaneous interval, 
 (adversary, cell of at least 30 queries) of the table (Bonferroni), the reading under which a construction
 with no cue shows no mark at all (per cell, about one in twenty marks by luck alone). Relation-blind is marked
 above its tie only: the tie is the best a counting rule can do, not a chance level. Reads each system's
-`per_query.parquet`; nothing is scored again (a runs folder older than `shared-sounds`, the fifteenth pass of
-issue 31, lacks its column: score it into the folder with `reasonaudio evaluate --model shared-sounds --data BUILD
---out RUNS/shared-sounds`). With that fifth checked column the simultaneous intervals are over more pairs than in
-the passes before it, so their `**` marks are a little stricter.
+`per_query.parquet`; nothing is scored again (a runs folder without `shared-sounds` lacks its column: score it
+into the folder with `reasonaudio evaluate --model shared-sounds --data BUILD --out RUNS/shared-sounds`). The more
+columns are checked, the more pairs the simultaneous intervals cover, and the stricter their `**` marks.
 """
 from __future__ import annotations
 

@@ -29,6 +29,20 @@ ALL_DEPTHS = (1, 9)
 
 @dataclass(frozen=True)
 class GenerateConfig:
+    """What `generate` builds; every field is also an option of `reasonaudio generate`, checked on creation.
+
+    Args:
+        source: the sounds ("synthetic:" the built-in bank, "esc50:DIR", "strong:DIR?labels=...", ...).
+        out: the build's folder; split: "test", "validation" or "train".
+        queries_per_task, candidates, atomic_sounds, clip_seconds, sample_rate, seed: the build's size and seed.
+        tasks, events_per_clip, depth, text_style, acoustics, shape_weights: what the queries and clips hold.
+        skip_bad_sources: leave out unreadable recordings instead of stopping.
+        force, workers, num_shards, shard_index, executor, progress: how the work is done (not part of the
+            plan's fingerprint).
+
+    Returns:
+        A frozen config; `GenerateConfig.from_profile("paper", **changes)` starts from a named profile.
+    """
     source: str = "synthetic:"
     out: str = "reasonaudio-corpus"
     split: str = "test"

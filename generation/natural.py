@@ -1,4 +1,4 @@
-"""Natural builds: real recordings with their own strong labels, no mixing (docs/design.md §12).
+"""Natural builds: real recordings with their own strong labels, no mixing (docs/design.md §13).
 
 Each recording is a clip with its annotations (merged by the source). A query is a shape's atoms bound to
 classes one recording (the positive) answers YES by `relevant`. Its candidates are built as a planned
@@ -161,8 +161,8 @@ class _Index:
     def drawn(self, relates: int, rng, among=None) -> int:
         """A base (a positive, or another member's) drawn as the versions are: `_answering` finds those among the
         recordings holding the named classes, where one with k classes is C(k, relates) times likelier to be,
-        so a base drawn uniformly (and its classes from it) was the least busy of its member (least-busy +12
-        over the count tie on overlap). Accepted with probability C(k, relates) / C(most, relates)."""
+        so a base drawn uniformly (and its classes from it) would be the least busy of its member, which
+        least-busy finds. Accepted with probability C(k, relates) / C(most, relates)."""
         most = comb(self.most_classes, relates) or 1
         for _ in range(DRAWS):
             k = int(among[rng.integers(len(among))]) if among is not None else int(rng.integers(len(self.clips)))
@@ -228,8 +228,8 @@ def lasts_partners(clip_seconds: float, tolerance: float) -> dict[str, str]:
     end of which an event of exactly that length answers YES and the other end NO at the tolerance, each N in
     one pair (the first such with both ends free). A version then holds X for about M and M's own query's
     version X for about N, so X's length tells nothing to a rule that does not read N (with N from a fixed
-    set, only 5 and 8 s had a yes window at 0.2 s, and the candidate whose X lasted 5 or 8 s was the positive:
-    relation-blind 76.9 % against its tie of 49.7 on the stand-in). At the default 0.2 s no pair of 10 s clips
+    set, only 5 and 8 s have a yes window at 0.2 s, and the candidate whose X lasts 5 or 8 s would be the
+    positive, which a relation-blind ranker finds). At the default 0.2 s no pair of 10 s clips
     is one (2 s has no yes window), and a natural build states no `lasts`."""
     def clear(n: int, m: int) -> bool:
         event = (Event("x", "x", 0.0, float(n), 0.0),)
@@ -282,9 +282,9 @@ def _clean(named: frozenset[str], clip: Clip) -> bool:
 def _answering(version, index: _Index, nos, taken: set[int], rng, cost) -> Optional[int]:
     """A recording (in random order, SCAN at most), not taken, that answers YES to the `version` and NO to every
     query of `nos`: of the first CHOICES found, the first of the lowest `cost` (`Balance.cost`: the one that keeps
-    the shape's balance most even). Not the one nearest the positive's busyness: that made the positive its
-    group's centre (a query-blind medoid of events, classes and sounding time found it 14-18 % of the time, 10 %
-    by chance); the bases are drawn as the versions are (`_Index.drawn`)."""
+    the shape's balance most even). Not the one nearest the positive's busyness: that would make the positive its
+    group's centre, which a query-blind medoid of events, classes and sounding time finds; the bases are drawn
+    as the versions are (`_Index.drawn`)."""
     pool = index.pool(frozenset(required_labels(version)))
     looked_at = rng.permutation(len(pool)) if len(pool) <= SCAN else rng.choice(len(pool), SCAN, replace=False)
     named = frozenset(mentioned(nos[0]))            # the query's own (`nos` opens with the query)
@@ -307,9 +307,8 @@ def _outside(atoms) -> list[tuple[Atom, ...]]:
     """The queries every recording outside the positive's member answers NO: the query and, where it says only
     which sounds are there and which are not (negation), the query with its sounds renamed among themselves in
     every way. A recording that is only NO to "A, without Z" holds Z, or lacks A, more often than chance: the
-    group then held A less often than Z, and the positive, holding A and not Z, was the candidate whose sounds
-    the others shared least (listwise 15.0 % [+2.9, +7.2] on present-two-absent, 13.7 on present-absent, 16
-    seeds of the stand-in's plans; 10.7 and 11.6 renamed). Renamed every way, a recording outside holds the
+    group would then hold A less often than Z, and the positive, holding A and not Z, would be the candidate
+    whose sounds the others share least, which a listwise ranker finds. Renamed every way, a recording outside holds the
     query's sounds in no pattern one naming makes YES (for "A, without Z": both or neither), each as often."""
     if any(atom.relation not in ("present", "absent") for atom in atoms):
         return [tuple(atoms)]
@@ -359,12 +358,11 @@ class Balance:
     in, both, ...) and each statistic of `busyness`, the times a member's base was busier than its recording of
     that version less the times it was less busy, over the split's queries (`sums`), the positive's member and
     the others apart. In natural recordings busyness goes with relations (two sounds overlap more often in a
-    busy recording: a positive of `overlap` held more events than its version where the two sound apart 357
-    times, fewer 232, on three stand-ins, two seeds each), so versions taken as found made "the fewest events
-    among the candidates holding the named sounds" miss the positive (44.6 % against bag-of-sounds' 53.7 on
-    one stand-in). A version is taken, of the first CHOICES found, the first that brings its row nearest zero,
-    and a query takes, of its first COMPARED whole groups, the one that leaves the balance most even: the base
-    is then the busier of a version about as often as the less busy, by every statistic."""
+    busy recording: a positive of `overlap` tends to hold more events than its version where the two sound
+    apart), so versions taken as found would make "the fewest events among the candidates holding the named
+    sounds" miss the positive. A version is taken, of the first CHOICES found, the first that brings its row
+    nearest zero, and a query takes, of its first COMPARED whole groups, the one that leaves the balance most
+    even: the base is then the busier of a version about as often as the less busy, by every statistic."""
 
     def __init__(self, sums: np.ndarray, base: Clip, named: frozenset[str]):   # `sums`: this member's own copy
         self.sums, self.named, self.base = sums, named, busyness(base, named)
@@ -389,9 +387,9 @@ def _alike_if_tied(index: _Index, base: int, named: frozenset[str], level: int, 
     """`base`, or, where it holds as many of the query's named sounds as the positive does (`level`), the first
     recording found (in random order, SCAN at most) holding exactly the same named sounds that `keep` admits.
     Bases are drawn C(k, relates)-weighted (`_Index.drawn`), which matches a base to its versions, but a member
-    of one recording has none, and one holding the query's sounds by chance was busier than the positive,
-    uniform among the recordings holding its own: "the least busy candidate holding the most named sounds" found
-    the positive 6-7 points above bag-of-sounds' tie on natural before-absent and longer-absent."""
+    of one recording has none, and one holding the query's sounds by chance would be busier than the positive,
+    uniform among the recordings holding its own: "the least busy candidate holding the most named sounds" would
+    find the positive above bag-of-sounds' tie."""
     held = named & index.clips[base].classes
     if len(held) != level:
         return base
@@ -414,12 +412,12 @@ def _group(shape: Shape, atoms, positive: int, index: _Index, candidates: int, t
     (pairs, squares, a cube and a pair, as in a planned group, the positive on the part as often as its share,
     `members.positive_first`): every candidate is then one version of a member, so no statistic of the group
     marks the positive (a positive with its one-atom misses is a star whose centre, the positive, a listwise
-    ranker finds: 36-43 % on the stand-in). Every recording is the first found that would do (`_answering`),
+    ranker finds). Every recording is the first found that would do (`_answering`),
     every base drawn as the versions are found (`_Index.drawn`). Where the recordings hold no whole member,
     bases alone and other recordings the query is no for fill in. Where they hold part of the positive's
     member only, every other member is a part as large (the positive alone, or with one of its versions, among
-    whole members sharing their classes was the candidate whose sounds the others shared least: listwise 20 %
-    on the stand-in's `longer`, which finds a version for one query in eight). Returns the negatives (the
+    whole members sharing their classes would be the candidate whose sounds the others share least, which a
+    listwise ranker finds). Returns the negatives (the
     positive's member's first), how many are its member's, and (whether it is whole, how many members are).
     `dealer`: the query's share of the split's decks (`members.Quotas`; without it, a draw); `sums`: the
     shape's busyness balance over the split so far (`Balance`; updated in place; without it, the group's own),

@@ -54,7 +54,7 @@ CONTINUOUS_LABELS = {
 # Classes a listener may take for one another, whatever their phrases say (a dial tone's two pitches and a tone
 # alternating between two; a sawtooth drone and a square-wave buzz, both buzzes; a crackle and a click train,
 # both clicks): a query never names both of a pair, and no candidate of its group holds a look-alike of a
-# sound it names, so no text is heard true of a negative through one (110 of 1,240 synthetic queries could).
+# sound it names, so no text is heard true of a negative through one.
 # Labels of the built-in bank (and so of the stand-in), ESC-50 and FSD50K.
 LOOKALIKES = (
     frozenset({"dial_tone", "two_tone_alternation"}), frozenset({"warble_tone", "two_tone_alternation"}),

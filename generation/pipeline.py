@@ -423,8 +423,16 @@ def render_file(plan: Plan, index: int, count: int) -> dict[str, bytes]:
 
 
 def generate(config: GenerateConfig, task=render_file) -> dict:
-    """Plan the split, write its tables, render its corpus files (here, or with `--executor ray` each by a Ray
-    task running `task`, generation/executor.py; tests wrap it) and finalise it; returns the split's record."""
+    """Build one split: plan it, write its tables, render its corpus files and finalise it (the card, the record).
+
+    Args:
+        config: what to build (`GenerateConfig`: the source, the folder, the split, the sizes, the seed).
+        task: what renders one corpus file with `--executor ray` (a Ray task running it; tests wrap it).
+
+    Returns:
+        The split's record (also written to `OUT/.reasonaudio/SPLIT.json`): its plan fingerprint, benchmark
+        version, parameters, files and counts.
+    """
     kind, address = parse_executor(config.executor)
     ray = import_ray() if kind == RAY else None       # before any work: a missing Ray is one line
     if ray is not None:

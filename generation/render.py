@@ -60,10 +60,10 @@ _SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gett
 
 def heard_together(bank, x: Event, y: Event) -> float:
     """The longest stretch (seconds) in which both events are heard together: each within TRIM_DB of its own
-    loudest moment, and within LEVEL_GAP_DB of the other (a sound 30 dB under another is masked: 46 of 300 ESC-50
-    overlaps were heard together for under 0.5 s at a stretch). Levels are the ear's: power over HEARING_SECONDS
-    windows every FRAME_SECONDS, so a click train's gaps between clicks, or a single 10 ms dip, do not cut the
-    stretch (measured frame by frame, where the frame grid fell flipped 15 of 198 ESC-50 verdicts)."""
+    loudest moment, and within LEVEL_GAP_DB of the other (a sound 30 dB under another is masked, so two
+    overlapping sounds may be heard together for only part of their overlap). Levels are the ear's: power over
+    HEARING_SECONDS windows every FRAME_SECONDS, so a click train's gaps between clicks, or a single 10 ms dip, do
+    not cut the stretch (measured frame by frame, where the frame grid fell would flip verdicts)."""
     frame, width = int(FRAME_SECONDS * bank.sample_rate), round(HEARING_SECONDS / FRAME_SECONDS)
     start, end = max(x.onset, y.onset), min(x.offset, y.offset)
     if end <= start:

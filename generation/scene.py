@@ -6,8 +6,8 @@ a minimal pair is one edit by role that keeps everything else, gains and gaps in
 
 * `swap_blocks`: two blocks trade places (order flips; the span and every length stay as they were);
 * `move_inner`: an inner sound moves into another host of the same length (overlap is pulled apart,
-  and no timeline statistic changes: the audit found the positive spanning more time than its twin
-  in two thirds of pairs when the twin was laid out anew);
+  and no timeline statistic changes: with the twin laid out anew, the positive would span more time than
+  its twin more often than not, which the audit finds);
 * `swap_sounds`: two slots trade sounds, every time kept (durations flip; the timeline is identical);
 * `with_sound`: another sound takes a slot at its place and length (a negated sound put in).
 """

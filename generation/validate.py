@@ -594,8 +594,16 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
 
 
 def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: bool = False) -> list[str]:
-    """Every finding, as readable lines naming file and row; an empty list means the folder is valid.
-    `quick` skips decoding the audio."""
+    """Re-derive a built folder from its own files and list what does not hold.
+
+    Args:
+        out: the build's folder.
+        quick: skip decoding the audio.
+        workers: processes that decode the audio; progress: show a progress bar.
+
+    Returns:
+        Every finding, as readable lines naming file and row; an empty list means the folder is valid.
+    """
     if not 1 <= workers <= LIMITS["workers"][1]:
         raise ValueError(f"--workers must be from 1 to {LIMITS['workers'][1]}, got {workers}")
     out = Path(out)

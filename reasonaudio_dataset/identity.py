@@ -1,9 +1,9 @@
 """What a build *is*: hashes of the bytes its tables are read from, so that no cache answers for other content.
 
-`datasets` keys a local folder's converted tables by the folder's name and its files' times, the embedding
-cache once keyed clips by the plan fingerprint, MTEB keys results by task name: each could hand back a
-score for data that is no longer there. Everything that caches or records what it read now uses these
-digests instead. A file's SHA-256 is remembered by its stat (inode, size, mtime and ctime in ns: ctime
+`datasets` keys a local folder's converted tables by the folder's name and its files' times, an embedding
+cache keyed by the plan fingerprint would key clips by what was planned, MTEB keys results by task name: each
+could hand back a score for data that is no longer there. Everything that caches or records what it read uses
+these digests instead. A file's SHA-256 is remembered by its stat (inode, size, mtime and ctime in ns: ctime
 changes on every write and cannot be set back), in memory and on disk, so a 2 GB build is hashed once
 (about 1.5 s at 1.4 GB/s) and each later run costs one `stat` per file.
 """

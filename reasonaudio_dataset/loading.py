@@ -108,9 +108,22 @@ def corpus_of(path_or_repo: str, split: str, acoustics: str | None) -> str:
 def load_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "test",
                      sampling_rate: int | None = None, backend: str | None = None,
                      acoustics: str | None = None) -> ReasonAudioSplit:
-    """Queries, corpus and qrels of one split; `task` keeps that task's queries and clips only (and the
-    qrels among them), so corpus retrieval then ranks within the task. `acoustics` picks the clips of one
-    acoustic condition of a robustness build ("noisy", ...; default: the main corpus)."""
+    """Queries, corpus and qrels of one split, the corpus's audio decoded on access.
+
+    Args:
+        path_or_repo: a build's folder (what `reasonaudio generate --out` wrote) or a Hub dataset id.
+        task: keep that task's queries and clips only (and the qrels among them), so corpus retrieval then
+            ranks within the task; None keeps all.
+        split: "test" (the benchmark), "validation" or "train".
+        sampling_rate: the rate the audio arrays are resampled to (None: as stored).
+        backend: "soundfile" or "torchcodec" (None: the faster one available).
+        acoustics: the clips of one acoustic condition of a robustness build ("noisy", ...; None: the main
+            corpus).
+
+    Returns:
+        A `ReasonAudioSplit` of three `datasets.Dataset`s: `queries`, `corpus` (its `audio` column yields
+        {"array": float32 mono, "sampling_rate"}) and `qrels`.
+    """
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
     check_source(path_or_repo, split)
     queries, qrels = (load_table(path_or_repo, table, split) for table in ("queries", "qrels"))

@@ -56,9 +56,17 @@ def streamed_corpus(path_or_repo: str, split: str, acoustics: str | None = None)
 def stream_reasonaudio(path_or_repo: str, task: str | None = None, split: str = "test",
                        sampling_rate: int | None = None, backend: str | None = None,
                        acoustics: str | None = None) -> StreamedSplit:
-    """`load_reasonaudio`, streamed: the three tables as `datasets.IterableDataset`s, the corpus's audio
-    decoded as `load_reasonaudio` decodes it (the same arrays) while it is read. Feed a table to a
-    DataLoader with `collate_fn=collate_reasonaudio`; each worker reads its own corpus files."""
+    """`load_reasonaudio`, streamed: a build too large to download first, read file by file.
+
+    The corpus's audio is decoded as `load_reasonaudio` decodes it (the same arrays) while it is read. Feed a
+    table to a DataLoader with `collate_fn=collate_reasonaudio`; each worker reads its own corpus files.
+
+    Args:
+        path_or_repo, task, split, sampling_rate, backend, acoustics: as `load_reasonaudio`.
+
+    Returns:
+        A `StreamedSplit` of three `datasets.IterableDataset`s: `queries`, `corpus` and `qrels`.
+    """
     decoder = audio_decoder(sampling_rate, backend)  # checks the rate before any loading
     check_source(path_or_repo, split)
     corpus = streamed_corpus(path_or_repo, split, acoustics)
@@ -75,10 +83,17 @@ def stream_reasonaudio(path_or_repo: str, task: str | None = None, split: str = 
 
 def collate_reasonaudio(rows: list[dict]) -> dict:
     """A DataLoader `collate_fn` for rows of any ReasonAudio table, streamed or not, in any format
-    (`with_format("torch")` too). Audio, decoded ({"array", "sampling_rate"}) or the decoder objects
-    `datasets` yields, becomes {"array": float32 (rows, samples), zero-padded to the longest, "num_samples",
-    "sampling_rate"}; numbers become tensors; text, ids and per-row lists (`events`, `candidates`,
-    `hard_negatives`) stay one Python value per row."""
+    (`with_format("torch")` too).
+
+    Args:
+        rows: the rows of one batch, as a table yields them.
+
+    Returns:
+        The batch as a dict of columns: audio (decoded {"array", "sampling_rate"} or the decoder objects
+        `datasets` yields) becomes {"array": float32 (rows, samples), zero-padded to the longest,
+        "num_samples", "sampling_rate"}; numbers become tensors; text, ids and per-row lists (`events`,
+        `candidates`, `hard_negatives`) stay one Python value per row.
+    """
     from torch.utils.data import default_collate
 
     batch = {}

@@ -709,12 +709,23 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
           confidence: float = 0.95, by: Sequence[str] = ("task",)) -> dict:
     """Score a similarity matrix: group mode without `corpus_ids`/`qrels`, corpus mode with both.
 
-    Returns {task: {metric: value}, "average": {...}, "random": {...}, "intervals": {task: {metric:
-    (low, high)}}, "num_queries": {task: n}} plus "p_values" with `baseline_similarity` and
-    "per_query" ({metric: [value per query]}, with "query_id") when asked. `by` other than ("task",),
-    e.g. ("task", "depth"), adds "breakdown" (see `_breakdown`): every cell of those query columns
-    ("negation/depth=2") with its query count, metrics, random baseline and intervals; the headline
-    (per task, macro average) is unchanged.
+    Args:
+        similarity: (queries, columns) numpy array or torch tensor on any device. Group mode: row i scores
+            queries["candidates"][i] in order; corpus mode: column j is clip corpus_ids[j].
+        queries: the queries table (a `datasets.Dataset` or a mapping of columns): `query_id`, `task`,
+            `candidates`, `positive` (and `hard_negatives`, `depth`, ... where present).
+        corpus_ids, qrels: corpus mode's column ids and relevance ({query_id: {clip_id: 1 or -1}} or the
+            qrels table).
+        baseline_similarity: a second system's matrix: adds a paired significance test ("p_values").
+        bootstrap, seed, confidence: the bootstrap intervals' resamples, seed and level.
+        per_query: add each query's values ("per_query").
+        by: the query columns scores are broken down by; ("task", "depth") adds every task x depth cell.
+
+    Returns:
+        {task: {metric: value}, "average": {...} (macro over tasks), "random": {...}, "intervals": {task:
+        {metric: (low, high)}}, "num_queries": {task: n}}, plus "p_values", "per_query" ({metric: [value per
+        query]}, with "query_id") and "breakdown" (every cell of `by`: "negation/depth=2" with its query
+        count, metrics, random baseline and intervals) when asked; the headline is unchanged by them.
     """
     check_resamples("bootstrap", bootstrap)
     check_count("seed", seed, 0)

@@ -1,4 +1,4 @@
-"""What the acoustic conditions compute faster (issue 33) computes what it did, or, where the audio changed
+"""What the acoustic conditions compute faster computes what it did, or, where the audio changed
 on purpose, under a new version of the condition."""
 import hashlib
 from types import SimpleNamespace
@@ -52,7 +52,7 @@ def _noise_digest(version: int | None) -> str:
 
 def test_a_condition_of_version_1_keeps_audiomentations_noise_to_the_sample():
     """A spec without a version (every record written before version 2) makes the audio it made: the
-    digest is the one the commit before version 2 computed."""
+    digest is the one version 1's code computes."""
     import audiomentations
 
     from reasonaudio.generation.acoustics.chain import transform_class

@@ -249,9 +249,10 @@ def test_contrastive_triplets_augment_positive_and_negative_alike(robust):
 
 def test_the_readme_training_example_runs(robust):
     pytest.importorskip("torch")
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    block = next(b for b in readme.split("```python\n")[1:] if "augment = Compose" in b).split("```")[0]
-    exec(compile(block.replace('"demo"', repr(str(robust))), "README.md", "exec"), {})
+    from tests.test_readme import block_with
+
+    block = block_with("python", "augment = Compose")       # README's training loop, in docs/usage.md
+    exec(compile(block.replace('"demo"', repr(str(robust))), "docs/usage.md", "exec"), {})
 
 
 def test_a_killed_robustness_build_resumes_to_the_same_folder(tmp_path, monkeypatch):

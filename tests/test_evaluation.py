@@ -1,4 +1,5 @@
 """Model adapters, diagnostic baselines, the evaluate command and its reports."""
+import csv
 import itertools
 import json
 import re
@@ -15,6 +16,7 @@ from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.cli import main
 from reasonaudio_dataset.folders import check_data
 from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.tasks import TASKS
 
 from .conftest import small_config
 
@@ -101,7 +103,7 @@ def test_random_baseline_is_seeded_and_near_chance(with_train):
     first = run(open_system("random:?seed=3"), data, "group", bootstrap=200, progress=False)
     assert first == run(open_system("random:?seed=3"), data, "group", bootstrap=200, progress=False)
     # six candidates per query in the small corpus: over 20 seeds the mean is within 2.5 standard errors of 1/6
-    # (one seed's 95 % interval misses it one build in twenty, and did when the corpus's plans changed)
+    # (one seed's 95 % interval misses it one build in twenty)
     scores = [run(open_system(f"random:?seed={seed}"), data, "group", bootstrap=0, progress=False)["average"]["accuracy"]
               for seed in range(20)]
     standard_error = np.sqrt(1 / 6 * 5 / 6 / len(data.queries["query_id"]) / len(scores))
@@ -112,7 +114,7 @@ def test_random_baseline_is_seeded_and_near_chance(with_train):
 def test_shortcut_audit_trains_on_the_train_split_and_gives_its_verdict(with_train, tmp_path, capsys):
     """Through the command, which says what it does first, each system as it starts, its verdict with the
     interval, and where it wrote last. The verdict itself is measured on default builds (`docs/results.md`):
-    50 queries of 6 candidates are too few (the audit's interval missed chance, below it, at 2 of 3 seeds)."""
+    50 queries of 6 candidates are too few (the audit's interval may miss chance by luck)."""
     out = tmp_path / "baselines"
     assert main(["baselines", "--data", str(with_train), "--out", str(out)]) == 0
     said = capsys.readouterr()
@@ -175,14 +177,24 @@ def test_bad_model_specs_are_clear_errors(small_corpus):
         run(open_system("oracle"), EvalData.load(str(small_corpus)), "ranking")
 
 
-def test_demo_builds_a_corpus_and_prints_the_baseline_table(tmp_path, capsys):
+def test_demo_builds_a_corpus_and_ends_on_one_short_table(tmp_path, capsys):
+    """The demo ends on one table (task x the main systems) and says where the full tables and the plot are."""
     assert main(["demo", "--out", str(tmp_path / "demo"), "--queries-per-task", "4", "--quiet"]) == 0
     printed = capsys.readouterr().out
-    for line in ("test: 20 queries", "validation: 5 queries", "train: 20 queries", "| oracle | 100.0",
-                 "| bag-of-sounds |", "| random |", "| shortcut-audit |", "shortcut-audit: its interval", "\nsummary\n",
-                 "reasonaudio evaluate --data", "reasonaudio train --data", "no cell of 30 queries or more",
-                 "intervals with --out, in baselines.json"):    # the demo writes no baselines.json: it says so
+    for line in ("test: 20 queries", "validation: 5 queries", "train: 20 queries",
+                 "| task | random | oracle | bag-of-sounds | first-mentioned-first | two-stage | shortcut-audit | "
+                 "relation-blind |", "shortcut-audit: its interval", "reasonaudio evaluate --data", "reasonaudio train --data"):
         assert line in printed
+    table = [line for line in printed.splitlines() if line.startswith("| ")]
+    assert [line.split(" | ")[0] for line in table[1:]] == [f"| {t}" for t in (*TASKS, "average")]
+    assert all(line.split(" | ")[2] == "100.0" for line in table[1:])                           # the oracle
+    runs = tmp_path / "demo-baselines"
+    assert f"wrote  {runs}/baselines.md" in printed and printed.rstrip().splitlines()[-1].lstrip().startswith("reasonaudio train")
+    for name in ("baselines.md", "baselines.csv", "baselines.png", "baselines.json", "oracle/results.json"):
+        assert (runs / name).is_file()
+    assert "no cell of 30 queries or more" in (runs / "baselines.md").read_text()
+    rows = list(csv.DictReader(open(runs / "baselines.csv")))
+    assert {(row["system"], row["cell"], row["accuracy"]) for row in rows} >= {("oracle", "average", "100.0")}
     assert "rebalance these templates" not in printed and "off chance: clip" not in printed   # no flag on a small build
     check_data(str(tmp_path / "demo"), ("test", "validation", "train"))    # what train and --split validation need
 

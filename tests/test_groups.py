@@ -95,7 +95,7 @@ def test_every_clip_of_a_group_holds_as_many_continuous_sounds_but_for_its_relat
 def test_the_positive_sits_on_a_part_of_a_member_as_often_as_its_share(by_label, task, shape, part):
     """Every version of a member keeps its base's times (trades, put-ins), so the clips sharing a clip's times
     are its member. With whole members and a part (4+4+2, 6+4, 8+2) the positive must sit on the part as often
-    as the part's share of the candidates: never there, a reader of the group's structure found 1 in 8."""
+    as the part's share of the candidates: never there, a reader of the group's structure would find 1 in 8."""
     on_part = total = 0
     for plan in plans(by_label, task, 160):
         if plan.shape != shape:
@@ -128,8 +128,8 @@ def test_the_parts_dealt_have_the_odds_of_growing_a_part_one_neighbour_at_a_time
 
 
 def test_a_split_puts_the_positive_on_the_part_exactly_as_often_as_its_share_and_pairs_it_with_each_flip_alike(tmp_path):
-    """Drawn per query, where the positive sits swung by build (an ESC-50 build had it on the part of 6 of 47
-    overlap-absent groups, and a listwise audit betting on the part scored 2.9 %). Dealt from a split's
+    """Drawn per query, where the positive sits swings by build, and a listwise audit betting on the part gains
+    or loses by it. Dealt from a split's
     decks (`members.Quotas`), every shape's groups put it on the part within one of the part's share of them,
     and a part of two pairs it with each of its one-atom flips within one of each other."""
     from reasonaudio.generation.config import GenerateConfig
@@ -261,9 +261,9 @@ def test_the_four_sound_mix_is_closed_and_each_flip_keeps_the_timeline(by_label)
 
 @pytest.mark.parametrize("task", list(TASKS))
 def test_no_clip_holds_a_lookalike_of_a_sound_the_query_names(by_label, task):
-    """A listener may take a steady dial tone for a tone alternating between two pitches (110 of 1,240 synthetic
-    queries read otherwise so): the query names no two look-alikes, no candidate holds a look-alike of a sound
-    it names, and the positive none of a sound it lacks."""
+    """A listener may take a steady dial tone for a tone alternating between two pitches: the query names no
+    two look-alikes, no candidate holds a look-alike of a sound it names, and the positive none of a sound it
+    lacks."""
     from reasonaudio.generation.phrases import LOOKALIKES, lookalikes
 
     seen = set()
@@ -279,8 +279,8 @@ def test_no_clip_holds_a_lookalike_of_a_sound_the_query_names(by_label, task):
 
 def test_the_sound_an_excluded_one_replaces_is_one_recording_in_every_candidate_holding_its_class(by_label):
     """A member already holding the replaced sound's class puts the positive's very recording there (keeping its
-    own, the positive's exact recordings were held by fewer candidates than its classes: "the most shared
-    recordings" found the positive 5.2 % of the time on synthetic overlap-absent, tie 10)."""
+    own, the positive's exact recordings would be held by fewer candidates than its classes, which "the most
+    shared recordings" tells)."""
     held = {"same": 0, "other": 0}
     for plan in plans(by_label, "mix", 240):
         for sound in {before for before, _ in put_ins(plan)}:
@@ -295,8 +295,8 @@ def test_an_excluded_sound_put_in_plays_as_much_of_itself_as_the_sound_it_replac
     """A put-in place plays one length in the positive and in the hard negative that puts an excluded discrete
     sound there, never longer than either recording; and the excluded sound is drawn as the replaced one was, so
     which of the two plays the smaller share of its recording is a coin toss. (Drawn as long as any free block,
-    the excluded sound played about half of itself and the replaced one 50-90 %: "the longest discrete recording"
-    and "the lowest share played" found the positive's hard negatives, 7.5 % of longer-absent positives, tie 10.)"""
+    the excluded sound would play about half of itself and the replaced one most of itself: "the longest discrete
+    recording" and "the lowest share played" would find the positive's hard negatives.)"""
     recording = {(label, sound.source_id): sound for label, sounds in by_label.items() for sound in sounds}
     less = {"replaced": 0, "excluded": 0}       # which sound of a put-in place plays the smaller share of itself
     for plan in plans(by_label, "mix", 240):
@@ -313,9 +313,8 @@ def test_an_excluded_sound_put_in_plays_as_much_of_itself_as_the_sound_it_replac
 
 def test_an_excluded_continuous_sound_is_a_recording_that_plays_without_a_loop_where_its_class_has_one(by_label):
     """Every sound of a group is a recording long enough to play unlooped where its class has one (`unlooped`),
-    the excluded sound too: drawn without it, on ESC-50 a put-in looped where the sound it replaced did not 303
-    times in 4,800 one-absent mix groups, the reverse 111, and "the highest summed recording length" found the
-    positive 10.8 % (tie 10). Here every continuous recording gets a 1.5 s twin."""
+    the excluded sound too: drawn without it, a put-in loops more often than the sound it replaces, and "the
+    highest summed recording length" finds the positive. Here every continuous recording gets a 1.5 s twin."""
     from dataclasses import replace
     short = {label: sounds + [replace(sound, source_id=sound.source_id + "-short",
                                       samples=sound.samples[:int(1.5 * sound.sample_rate)])

@@ -102,3 +102,18 @@ def test_the_old_command_module_still_runs_with_a_deprecation_warning(tmp_path):
 def test_python_dash_m_reasonaudio_is_the_command(words, tmp_path):
     done = subprocess.run([sys.executable, "-m", "reasonaudio", *words], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0 and "reasonaudio" in done.stdout
+
+
+def test_every_public_name_says_its_arguments_and_what_it_returns():
+    import reasonaudio
+
+    for name in reasonaudio.__all__:
+        found = getattr(reasonaudio, name)
+        if callable(found):
+            assert "Args:" in found.__doc__ and "Returns:" in found.__doc__, name
+    assert evaluate_module_loads(reasonaudio.METRIC_PATH)
+
+
+def evaluate_module_loads(folder: str) -> bool:
+    """The metric's folder holds the `evaluate` module under its folder's name (what `evaluate.load` needs)."""
+    return (Path(folder) / f"{Path(folder).name}.py").is_file()

@@ -142,8 +142,8 @@ def test_absent_is_asked_only_of_exhaustively_labelled_classes(standin, tmp_path
 
 def test_bases_are_drawn_as_the_versions_are_found():
     """Versions are found among the recordings holding the named classes, where one with k classes is C(k, 2)
-    times likelier to be for a pair; a base (a positive) drawn uniformly was the least busy of its member
-    (least-busy +12 points over the count tie on overlap). Drawn by C(k, relates), both are alike."""
+    times likelier to be for a pair; a base (a positive) drawn uniformly would be the least busy of its member,
+    which least-busy finds. Drawn by C(k, relates), both are alike."""
     import numpy as np
     from reasonaudio.generation.natural import Clip, _Index
 
@@ -160,9 +160,9 @@ def test_bases_are_drawn_as_the_versions_are_found():
 
 def test_a_lone_base_holding_as_many_named_sounds_as_the_positive_is_drawn_as_the_positive_is():
     """Bases are drawn C(k, relates)-weighted (to match their versions), so a member of one recording that held
-    the query's sounds by chance was busier than the positive, uniform among the recordings holding its own
-    ("least busy among the most named sounds" +6-7 points over bag-of-sounds on natural before-absent and
-    longer-absent). Such a base is redrawn uniformly among the recordings holding exactly its named sounds."""
+    the query's sounds by chance would be busier than the positive, uniform among the recordings holding its own
+    ("least busy among the most named sounds" would beat bag-of-sounds). Such a base is redrawn uniformly among
+    the recordings holding exactly its named sounds."""
     import numpy as np
     from reasonaudio.generation.natural import Clip, _alike_if_tied, _Index
 
@@ -181,8 +181,8 @@ def test_a_lone_base_holding_as_many_named_sounds_as_the_positive_is_drawn_as_th
 def test_where_the_positive_has_no_version_no_other_member_has_one():
     """The recordings hold no version of the positive (nothing plays b before a), but whole pairs of other
     classes (c before d and d before c): every other member is then a part as large as the positive's, a
-    recording alone. (Among whole pairs sharing their classes, the lone positive was the candidate whose
-    sounds the others shared least: listwise 15-20 % on the stand-in's `longer`.)"""
+    recording alone. (Among whole pairs sharing their classes, the lone positive would be the candidate whose
+    sounds the others share least, which a listwise ranker finds.)"""
     import numpy as np
     from reasonaudio.generation.natural import Clip, _group, _Index
     from reasonaudio.generation.tasks import TASKS
@@ -243,8 +243,8 @@ def test_the_recordings_are_kept_in_one_mapped_file_not_on_the_heap(standin):
 def test_lasts_is_stated_in_pairs_both_ways_or_not_at_all(tmp_path):
     """A natural `lasts` states N of a pair (N, M) whose ends are each a clear no of the other at the labels'
     tolerance, and its version holds the sound for about M: X's length alone then tells no rule that does not
-    read N (with N from a fixed set, only 5 and 8 s were statable at 0.2 s, and the positive was the candidate
-    whose X lasted that long: relation-blind 76.9 % against its tie of 49.7). At 0.2 s no pair is: no lasts."""
+    read N (with N from a fixed set, only 5 and 8 s are statable at 0.2 s, and the positive would be the candidate
+    whose X lasts that long, which a relation-blind ranker finds). At 0.2 s no pair is: no lasts."""
     from reasonaudio.generation.natural import lasts_partners
     from reasonaudio.generation.pipeline import plan_split
     write_standin(tmp_path, recordings=200)       # enough recordings to hold a sound for about N and for M
@@ -269,9 +269,9 @@ def test_lasts_is_stated_in_pairs_both_ways_or_not_at_all(tmp_path):
 
 @pytest.mark.parametrize("shape_name", ["present-absent", "present-two-absent", "two-present-absent"])
 def test_outside_the_positives_member_no_renaming_of_a_negation_is_yes(shape_name):
-    """A recording that is only NO to "A, without Z" holds Z, or lacks A, more often than chance: the group held
-    A less often than Z, and the positive (A, no Z) was the candidate whose sounds the others shared least
-    (listwise 15.0 % on present-two-absent, 16 seeds of the stand-in's plans). Outside the positive's member
+    """A recording that is only NO to "A, without Z" holds Z, or lacks A, more often than chance: the group would
+    hold A less often than Z, and the positive (A, no Z) would be the candidate whose sounds the others share
+    least, which a listwise ranker finds. Outside the positive's member
     every recording is NO to the query with its classes renamed among themselves in every way."""
     from itertools import permutations
 
@@ -319,8 +319,8 @@ def test_no_recording_of_a_group_holds_a_lookalike_of_a_sound_the_query_names(na
 
 def test_a_positive_is_busier_than_its_version_as_often_as_less_busy():
     """In natural recordings busyness goes with relations (two sounds overlap more often in a busy recording),
-    and versions taken as found carried it to the positive: "the fewest events among the candidates holding
-    the named sounds" missed the positive of `overlap` (44.6 % against bag-of-sounds' 53.7 on a stand-in).
+    and versions taken as found would carry it to the positive: "the fewest events among the candidates
+    holding the named sounds" would miss the positive of `overlap`.
     Here every overlapping recording is busy and seven apart ones in ten quiet: over a split's queries (one
     balance), the positive is busier than its version, by each statistic, as often as it is less busy."""
     from reasonaudio.generation.natural import Clip, _group, _Index, balance_of, busyness

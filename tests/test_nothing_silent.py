@@ -1,4 +1,4 @@
-"""Issue 34: what used to be silently wrong or lost. Each case reproduces the failure on stand-in data the
+"""What could be silently wrong or lost. Each case reproduces the failure on stand-in data the
 test makes; the kills are injected at the file move (a move that raises), not sent as signals."""
 import json
 import os
@@ -216,8 +216,8 @@ def test_train_never_resumes_onto_data_regenerated_at_the_same_path(tmp_path, mo
      False),
 ])
 def test_chained_noise_is_judged_as_the_noise_of_the_whole_chain(tmp_path, capsys, transforms, refused):
-    """30 x AddGaussianSNR at 0 dB gave clips at -12 to -18 dB SNR; every noise of a chain that can play
-    together is summed (each at its lowest SNR), and the total must stay at the rules' floor."""
+    """30 x AddGaussianSNR at 0 dB, each judged alone, would pass clips far below 0 dB SNR; every noise of a
+    chain that can play together is summed (each at its lowest SNR), and the total must stay at the rules' floor."""
     pytest.importorskip("audiomentations")
     from reasonaudio.generation.acoustics.spec import ConditionError, load_condition
 

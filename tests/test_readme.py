@@ -34,7 +34,8 @@ def blocks(language: str, text: str = README) -> list[str]:
 
 
 def block_with(language: str, marker: str) -> str:
-    return next(block for block in blocks(language) if marker in block)
+    """The block of README (or, after it, of docs/usage.md) holding `marker`."""
+    return next(block for block in blocks(language) + blocks(language, USAGE) if marker in block)
 
 
 def commands(block: str) -> list[list[str]]:
@@ -75,7 +76,8 @@ def test_every_readme_command_parses():
              for words in map(cli_words, commands(block)) if words]
     prose = re.sub(r"```.*?```", "", README + USAGE, flags=re.S)
     inline = [shlex.split(text) for text in re.findall(r"`(reasonaudio [^`]+)`", prose)]
-    found += [words[1:] for words in inline if any(w.startswith("--") for w in words) and "--help" not in words]
+    found += [words[1:] for words in inline if any(w.startswith("--") for w in words)
+              and not {"--help", "--version"} & set(words)]
     for words in found:
         error = io.StringIO()
         try:
@@ -88,7 +90,7 @@ def test_every_readme_command_parses():
 
 
 def test_every_python_block_is_run_by_a_test():
-    for block in blocks("python"):
+    for block in blocks("python") + blocks("python", USAGE):
         assert sum(marker in block for marker in PYTHON_BLOCKS) == 1, f"a README Python block no test runs:\n{block}"
 
 

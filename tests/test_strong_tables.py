@@ -1,4 +1,4 @@
-"""Strong-label tables at their worst (issues 32 and 34): every table is read as the TSV it is, every class
+"""Strong-label tables at their worst: every table is read as the TSV it is, every class
 name is one class, every recording path stays in the source folder, and whatever cannot be read or planned is
 one line naming the table, the row or the option (exit 2), or left out with a note; never a traceback, never a
 silently different build. The stand-in (generation/standin.py) is written once; each test edits a copy of
@@ -129,7 +129,7 @@ def test_exhaustive_none_skips_what_needs_absent_with_a_note(standin, capsys, tm
 
 def test_a_table_from_which_no_query_can_be_planned_is_one_line(standin, tmp_path, capsys):
     """Every class sounding through every recording (what a dense 100,000-row table merges to): no shape can
-    be stated, so no query is planned; that used to end in a ZeroDivisionError."""
+    be stated, so no query is planned, which must not end in a ZeroDivisionError."""
     classes = sorted({line.split("\t")[3] for line in (standin / "labels.tsv").read_text().splitlines()[1:]})
     names = sorted({line.split("\t")[0] for line in (standin / "labels.tsv").read_text().splitlines()[1:]})
     rows = ["filename\tonset\toffset\tevent_label"] + [f"{name}\t0.000\t9.900\t{label}" for name in names[:12]

@@ -52,3 +52,12 @@ def test_the_package_version_is_the_one_installed():
     from importlib.metadata import version
 
     assert version("reasonaudio") == __version__
+
+
+def test_the_changelog_names_this_release_and_its_benchmark_version():
+    from pathlib import Path
+
+    changelog = (Path(__file__).resolve().parents[1] / "CHANGELOG.md").read_text()
+    releases = [line for line in changelog.splitlines() if line.startswith("## [") and "Unreleased" not in line]
+    assert releases[0].startswith(f"## [{__version__}]") and f"benchmark version {BENCHMARK_VERSION}" in releases[0]
+    assert all(fingerprint in changelog for fingerprint in REFERENCE_FINGERPRINTS.values())

@@ -1,4 +1,4 @@
-"""Real recordings with strong (onset/offset) labels: the source of a natural build (docs/design.md §12).
+"""Real recordings with strong (onset/offset) labels: the source of a natural build (docs/design.md §13).
 
 `strong:FOLDER?labels=TABLE` reads a tab-separated table in either layout users have, told by its header:
 

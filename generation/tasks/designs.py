@@ -1,9 +1,9 @@
 """Negation groups as symmetric designs: no statistic of the group tells the positive, not even one that knows
 which sounds the query names but not which it excludes.
 
-A group of members (a base and its flip putting the excluded sound in) gave the excluded sound to every
-member's flip: five candidates held it, two the wanted one, and "the candidate holding the named sound fewest
-candidates hold" found every positive of present-absent (tie 20 %). A design has no such member: a few classes,
+A group of members (a base and its flip putting the excluded sound in) would give the excluded sound to every
+member's flip: five candidates would hold it, two the wanted one, and "the candidate holding the named sound
+fewest candidates hold" would find every positive of present-absent. A design has no such member: a few classes,
 each candidate holding some of them (`Design.holds`), drawn so that every class is held by as many candidates,
 every candidate is one edit from as many others, and some renaming of the named classes maps the group on
 itself with the positive on another candidate: a rule blind to which named sound is excluded ties the
@@ -15,7 +15,7 @@ places are left out), all at one length, beside unmentioned fillers every candid
   through the present class next to the excluded one trades the two.
 * `Complements()`: n classes, a candidate for every two left out (n(n-1)/2 candidates: 10 of 5 classes), the
   query naming one class present and two absent; every permutation of the three named classes maps the group
-  on itself (a ring cannot: the present class was the one named class held with both others).
+  on itself (a ring cannot: the present class is the one named class held with both others).
 """
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def design_scenes(shape: Shape, design: Design, events: tuple[int, int], room_fo
         taken.add(sound.label)
         need = need.of_kind(sound.kind == "continuous")
     # which class the positive holds is not the draw order's: each draw leaves out the look-alikes of those
-    # before it, so the first drawn were the classes with look-alikes (16.6 % "most such classes", tie 10)
+    # before it, so the first drawn are the classes with look-alikes ("most such classes" would find it)
     sounds = [sounds[i] for i in rng.permutation(len(sounds))]
     fillers = []
     for _ in range(blocks - held):

@@ -22,8 +22,8 @@ CHAIN_RATIO = (2.1, 2.3)
 # then which end N is, so (N, M) and (M, N) are equally likely. The partner is then as long as a named sound of
 # M (M +- a third of its "yes" tolerance), and whatever the named sound's length and its partner's, the
 # positive holds the one as often as its hard negative does: a rule that knows the named sound but not N
-# learns nothing from the two lengths (with 2 -> 4, 5 -> 1.2, 8 -> 0.6 s partners, "the named sound lasts 2, 5
-# or 8 s" found every positive; with 10 -> 15, 15 -> 8, 20 -> 5 s, the pair {15, 8} was always N = 15).
+# learns nothing from the two lengths (with one fixed partner per N, "the named sound lasts one of the Ns"
+# would find every positive; a pair used one way only would give its N away).
 # 10 s clips: N 2 or 5; clips of 30 s or more add 10, 15 and 20 (the paper's set), each pair fitting 25 s.
 # Each pair is (shorter, longer): `Lasts.parameters` picks its end by index.
 LASTS_PAIRS = {10.0: ((2, 5),), 30.0: ((2, 5), (2, 10), (2, 15), (2, 20), (5, 10), (5, 15), (5, 20))}

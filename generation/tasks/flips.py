@@ -22,8 +22,8 @@ def fits_where_moved(sound, slot: Slot, reach: Optional[dict[str, float]]) -> bo
 def absent_flips(scene: Scene, rng, absent: dict, unmentioned: set[str], spare: frozenset[str] = frozenset(),
                  reach: Optional[dict[str, float]] = None) -> list[Scene]:
     """For each absent sound, one minimal pair: it takes the place of an unmentioned sound of its own kind
-    (continuous or discrete: a discrete sound in a continuous one's place let "the most continuous sounds" find
-    the positive, 18 % on before-overlap-absent) that it fits (never
+    (continuous or discrete: a discrete sound in a continuous one's place lets "the most continuous sounds" find
+    the positive) that it fits (never
     of a named sound, wherever a trade has moved it, nor of another absent sound), a different place for
     each: the place of the sound it replaces in every member of the group (`Scene.replaces`), else a
     stand-in's (`spare`: where the named sounds sit), else any."""
@@ -59,8 +59,8 @@ def merged(scene: Scene, flips: list[Scene], put_in: dict) -> Optional[Scene]:
     sounds: an order, overlap, duration or lasts flip) moves sounds between places; a *put-in* (an unmentioned
     sound replaced by an excluded one, `put_in`: label -> AtomicSound) follows the sound it replaces wherever
     the trades took it, and must fit there. So an excluded sound that can only take a stand-in's place still
-    combines with the trade that moves the stand-in (made at the same place, the two collided, and the member
-    was a star whose centre, the positive, a listwise ranker found: 51 % on before-overlap-absent). Two
+    combines with the trade that moves the stand-in (made at the same place, the two would collide, and the member
+    would be a star whose centre, the positive, a listwise ranker finds). Two
     trades of one slot, or two put-ins of one sound, cannot be made at once."""
     before = {slot.role: slot for slot in scene.slots()}
     placed, traded, replacing = dict(before), set(), {}

@@ -157,8 +157,8 @@ def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], r
     one will fit: in the place of its class where the scene has it, else in the role it has in the positive's
     member where it can, else a place as `absent_flips` would choose (stand-ins first); and saying so
     (`Scene.replaces`), so that the hard negative puts the excluded sound there. The put-ins then sit alike in
-    every member (left out, the members held the excluded sound more often than the one it replaces, and the
-    positive's sounds were the group's least shared: 13.8 % listwise on present-two-absent). A discrete one's
+    every member (left out, the members would hold the excluded sound more often than the one it replaces, and the
+    positive's sounds would be the group's least shared, which a listwise ranker finds). A discrete one's
     place gets a length drawn as the positive's member drew it (`_shared_seconds`)."""
     taken = scene.named | {sound.label for excluded, replaced, _ in shared for sound in (excluded, replaced)}
     for excluded, replaced, role in shared:
@@ -189,9 +189,9 @@ def _shared_seconds(replaced, excluded, seconds: float) -> float:
     """The length a discrete place plays in every version, whichever of the two sounds it holds: `seconds`, at
     most either recording. The excluded sound is drawn as the replaced one was (its kind, never longer than it
     must be), so which of the two plays cut off, and how much of it, is a coin toss. (Drawn as long as any free
-    block, the excluded sound played about half its recording and the replaced one whole or nearly: "the
-    longest discrete recording" or "the lowest share played" found the positive's hard negatives, 7.5 % of
-    longer-absent positives, tie 10; "the fewest cut-off sounds" 16 % before its replaced sound was cut too.)"""
+    block, the excluded sound would play about half its recording and the replaced one whole or nearly: "the
+    longest discrete recording" or "the lowest share played" would find the positive's hard negatives, and so
+    would "the fewest cut-off sounds" were the replaced sound never cut.)"""
     return round(min(seconds, replaced.seconds, excluded.seconds), 3)
 
 
@@ -212,8 +212,8 @@ def _excluded(shape: Shape, scene: Scene, unmentioned: set[str], reach: dict, dr
     the positive from its hard negatives. The place is then as long as both sounds allow (`_shared_seconds`)
     and says which sound the excluded one replaces (`Scene.replaces`), so that the flips put it there. A
     continuous one is a recording long enough not to loop, as `_scene` makes every other sound (`unlooped`;
-    drawn without it, on ESC-50 a put-in looped where the sound it replaced did not 303 times in 4,800
-    one-absent mix groups, the reverse 111: "the highest summed recording length" found the positive 10.8 %)."""
+    drawn without it, a put-in loops more often than the sound it replaces, and "the highest summed recording
+    length" finds the positive)."""
     rng = picker.rng
     longest = max(slot.seconds for slot in scene.slots())
     spare = [role for role in sorted(unmentioned) if role in shape.partners]
@@ -415,7 +415,7 @@ def _try_group(task, shape: Shape, query_id, picker, dealer: Dealer, candidates,
     form a cycle (c0,c1), (c1,c2), ... (cm,c0) — for three sounds (c0,c1,c2), (c2,c3,c4), ... — so every
     sound, the query's own included, appears equally often and neighbouring members are partial
     matches. A group built as the positive plus one-sound replacements of it would make the positive
-    the hub of a star, which a query-blind classifier ranks *below* chance (the audit found exactly that).
+    the hub of a star, which a query-blind classifier ranks *below* chance.
     Every clip of the group holds the same number of events, so the count is no cue."""
     rng = picker.rng
     parameters = shape.parameters(rng, clip_seconds, events)
@@ -438,9 +438,9 @@ def _try_group(task, shape: Shape, query_id, picker, dealer: Dealer, candidates,
     def draw(need: Need, own=frozenset()):
         """One of the classes the group has drawn least (new ones first) that is not in the scene (`own`), nor
         one the query names, nor one another member relates: every member's related sounds are then as rare
-        in the group as the query's own (reusing only the others' made the positive's member the one whose
-        sounds the others share least: 28 % listwise on overlap), and a small bank's classes are reused
-        evenly (reusing any, the first member's, drawn new, were the ones later members shared most: 22 %). Never a
+        in the group as the query's own (reusing only the others' would make the positive's member the one whose
+        sounds the others share least, which a listwise ranker finds), and a small bank's classes are reused
+        evenly (reusing any, the first member's, drawn new, would be the ones later members share most). Never a
         look-alike (`phrases.LOOKALIKES`) of a class the query names: a listener could hear the text true of a
         negative through it."""
         sound = picker.pick(need, exclude=own | named | relating | lookalikes(named), uses=uses)
@@ -458,9 +458,9 @@ def _try_group(task, shape: Shape, query_id, picker, dealer: Dealer, candidates,
     # In a ring a member's neighbours hold one of its related sounds each. Where every member puts an excluded
     # sound in and a relation is tested besides (the mix shapes), a neighbour's put-in then holds as many named
     # sounds as the positive, one in a related place and the excluded one in an unmentioned: a relation-blind
-    # rule told them from it (+11 points over the count tie on overlap-absent, +9 on longer-absent), so there
-    # each member draws its own. Where only presence is tested (negation) the ring stays: without it the
-    # positive would be the one candidate holding the named sounds but no excluded one.
+    # rule would tell them from it, so there each member draws its own. Where only presence is tested
+    # (negation) the ring stays: without it the positive would be the one candidate holding the named sounds but
+    # no excluded one.
     ringed = stride and (not shape.absent or shape.tested == shape.absent)
     if ringed and len(cycle_need) == 1 and members_count >= 3 and \
             members_count * stride <= len(picker.eligible(next(iter(cycle_need)))):
@@ -487,8 +487,7 @@ def _try_group(task, shape: Shape, query_id, picker, dealer: Dealer, candidates,
     # Every member's hard negatives put the query's excluded sounds in the place of the same sounds (those
     # they replace in the positive's member): each excluded sound is then held by as many candidates as the
     # sound it replaces, in every member alike. (Half the other members holding the excluded sound, each its
-    # own, marked the positive's member: a listwise ranker found 22-27 % on present-two-absent and
-    # before-absent; holding the replaced sound too marked it more, 33 % on present-absent.)
+    # own, would mark the positive's member for a listwise ranker; holding the replaced sound too, more so.)
     members, words, shared, singles = [], None, [], []
     extras, kinds = {}, None
     for j in rng.permutation(members_count):    # in random order: the positive's member is not the first to
@@ -598,11 +597,11 @@ def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, po
                  pick: Pick) -> list[Scene]:
     """The versions a member of `size` keeps of its closure (`closure`: all but the base `scene`), the base
     first in the positive's member, then its flips: all of them, or a connected part (`members.part`: a version
-    and neighbours of it; always the base and its flips, the sounds the base holds were the group's most
-    frequent: 18-25 % listwise on present-two-absent). A part of an orbit is an arc of the cycle. The positive
+    and neighbours of it; always the base and its flips, the sounds the base holds would be the group's most
+    frequent, which a listwise ranker finds). A part of an orbit is an arc of the cycle. The positive
     sits on the part as often as the part's share of the candidates (`_try_group`), anywhere on it: then no
     ranker that reads the group's structure finds it more often than 1 in the candidates (never on the part of
-    4+4+2 or 8+2, a reader of members found 1 in 8; on an arc's inner vertices only, 1 in 8 too). Where it sits
+    4+4+2 or 8+2, a reader of members would find 1 in 8; on an arc's inner vertices only, 1 in 8 too). Where it sits
     at the part's end, the group holds one of its flips, not all. `pick`: which part, dealt from the split's
     decks (`members.Quotas`): each kind of part as often as its odds."""
     if size == len(closure) + 1:
@@ -621,8 +620,7 @@ def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:
     """Every member's versions, the first member's first, and the candidates that do not fill a whole
     member as *composites* (two or more flips at once) of members drawn at random. Every statistic a
     member's versions share (all flips keep the timeline) then finds the positive at chance: with
-    whole members of v versions and lone scenes instead, it found it 1 / (v x draws), below chance
-    (the timeline rule scored 8.7 % [7.6, 9.8] on the ESC-50 build)."""
+    whole members of v versions and lone scenes instead, it would find it 1 / (v x draws), below chance."""
     extra = [[] for _ in members]
     left = candidates - sum(len(versions) for versions, _ in members)
     for j in rng.integers(len(members), size=max(0, left)):

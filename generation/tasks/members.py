@@ -22,9 +22,8 @@ class Quotas:
     """Outcomes dealt to the queries of a split from shuffled decks, one deck per question (e.g. "is the
     positive on the part, for this shape?"): a deck holds each outcome as many times as its odds say, so every
     deck's worth of queries gets each outcome exactly as often as its odds, not only on average. Drawn afresh
-    per query, an ESC-50 build put the positive on the part of 6 of 47 overlap-absent groups (9.4 by its share)
-    and 12 of 38 before-overlap-absent ones (7.6): the listwise audit, which bets on the part there, scored 2.9 %
-    and 20.4 %."""
+    per query, a small split puts the positive on the part more or less often than its share, and a ranker that
+    bets on the part (the listwise audit) gains or loses by it."""
 
     def __init__(self):
         self.decks: dict[tuple, list[float]] = defaultdict(list)
@@ -81,8 +80,8 @@ Part = tuple[tuple[int, ...], ...]         # a part's versions, each named by th
 @lru_cache(maxsize=None)
 def parts(flips: int, size: int, holding_base: bool = False) -> tuple[tuple[Part, Fraction], ...]:
     """Every connected part of `size` versions of a closure, with its odds: a version drawn, then versions one
-    flip from those kept, drawn one at a time (always the base and its flips, the sounds the base holds were the
-    group's most frequent: 18-25 % listwise on present-two-absent). `holding_base` (the positive's member): the
+    flip from those kept, drawn one at a time (always the base and its flips, the sounds the base holds would be the
+    group's most frequent, which a listwise ranker finds). `holding_base` (the positive's member): the
     part moved (every version flipped by one of its own, drawn) so that the base is that one: the positive is
     then anywhere on the part, as any version is. Each part's versions by size, the base first."""
     versions = subsets(flips)
@@ -111,7 +110,7 @@ def part(flips: int, size: int, pick: Pick, holding_base: bool = False) -> Part:
 
 def positive_first(sizes: list[int], candidates: int, pick: Pick) -> list[int]:
     """The members' sizes with the positive's first: the part (the last size) as often as its share of the
-    candidates (never there, a reader of the group's structure found 1 in 8 instead of 1 in 10)."""
+    candidates (never there, a reader of the group's structure would pick 1 in 8 instead of 1 in 10)."""
     left = sizes[-1] if len(sizes) > 1 and sizes[-1] != sizes[0] else 0
     if left and pick([1 - Fraction(left, candidates), Fraction(left, candidates)]):
         return sizes[-1:] + sizes[:-1]

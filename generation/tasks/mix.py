@@ -39,7 +39,7 @@ class LastsPresentAbsent(Lasts):
     """a lasts about N seconds, b is there, z is not. (With order instead of presence — "a for about N
     seconds, then b" — a flip that keeps the timeline would need a stand-in as long as a on b's other
     side, which a 10 s clip has no room for; a block swap leaves the long sound last in the flip and
-    never in the positive: a rule "the longest sound is not last" scored 13 % in simulation.)"""
+    never in the positive: a rule "the longest sound is not last" would find the positive.)"""
 
     name = "lasts-present-absent"
     relates = ("a", "b")

@@ -42,7 +42,7 @@ class Chain(Before):
         """All six orders of the chain's blocks as a hexagon: neighbours at the chain's first and second
         places swapped, then at its second and third, in turn. Two swaps by role do not close a square (after
         one swap b and c are no longer neighbours), and a base with its flips is a star whose centre is the
-        positive (the listwise audit found 33.7 % on chains)."""
+        positive, which the listwise audit finds."""
         places = [i for i, block in enumerate(scene.blocks) if block.host.role in self.relates]
         return alternating_cycle(scene, lambda version: _swapped(version, places[0], places[1]),
                                  lambda version: _swapped(version, places[1], places[2]))

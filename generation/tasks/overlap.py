@@ -4,8 +4,8 @@ drawn like the pair's host), before or after the pair. The hard negative makes t
 stand-in trade places (Scene.swap_sounds): the stand-in is heard inside the named host, the inner sound
 inside the other. Every time stays where it was, and both versions are two hosts each holding a sound:
 the first, last, longest and loudest sound heard is a host in both, so where the named sounds sit says
-nothing but whether they overlap. (With the stand-in alone after the pair, the inner sound was the last
-sound heard in the hard negative and never in the positive: "no named sound is last" found 91 %.)
+nothing but whether they overlap. (With the stand-in alone after the pair, the inner sound would be the last
+sound heard in the hard negative and never in the positive: "no named sound is last" would find the positive.)
 
 All of them are continuous and steady (heard throughout), so the host is heard all along what it holds:
 "at the same time" holds for what a listener hears.
@@ -14,10 +14,10 @@ Every shape that states an overlap has **mirrors**, published under the same sha
 often as the shape itself: the same member of versions with another version the positive, stated so that
 it is. `Apart` says "a and b at different times" (apart: disjoint by the 0.5 s margin, overlap's clear
 no); `After`, where the order atom is made by a sound trading places with its stand-in, reads that atom
-the other way ("c, then a" for "a, then c"). Without them, "the named sounds sound together" found every
+the other way ("c, then a" for "a, then c"). Without them, "the named sounds sound together" would find every
 overlap positive, and "a named sound is heard last" half of the rest (a rule that knows which sounds the
-query names, not what it says of them: 100 % against a tie of 25-50 %); with them every version of a
-member is the positive as often as any other, and only the words decide.
+query names, not what it says of them); with them every version of a member is the positive as often as any
+other, and only the words decide.
 """
 from ..relations import Atom
 from .shape import CONTINUOUS, STEADY, Shape, Task
@@ -72,7 +72,7 @@ class Overlap(Shape):
 class OverlapBefore(Overlap):
     """a holds b, and c follows a. c's stand-in v (as long) stands before a: the order flip makes c and v
     trade places, so, like the overlap flip, it moves no time and the overlapping pair stays put (a
-    block swap moved the pair, and where it sat told the versions apart: the audit found 21.6 %)."""
+    block swap would move the pair, and where it sat would tell the versions apart to the audit)."""
 
     name = "overlap-before"
     relates = ("a", "b", "c")

@@ -111,7 +111,7 @@ class Shape:
         when they cannot all be made at once (two would change one slot); a cyclic shape's orbit, its two
         flips first. In a closure every version is one edit from as many others as any other version is: no
         version is the centre a listwise ranker could find (a base with its flips is a star whose centre is
-        the base, the positive: 33.6 % on overlap-before). Sound changes are merged by role; a flip that
+        the base, the positive). Sound changes are merged by role; a flip that
         moves blocks (an order swap) is made anew on the merged scene."""
         if self.cyclic:
             cycle = self.orbit(scene)

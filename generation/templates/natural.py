@@ -45,8 +45,8 @@ TEMPLATES = {
         "{b}, some time after {a}",
     ),
     # chains: each order of naming the three sounds once, so that the naming order agrees with the
-    # temporal one on half the pairs on average (two templates in temporal order gave first-mentioned-first
-    # 15 points over bag-of-sounds)
+    # temporal one on half the pairs on average (more templates in temporal order would let
+    # first-mentioned-first beat bag-of-sounds)
     "chain": (
         "{a}, then {b}, and later {c}",
         "{b}, then {c}, both after {a}",

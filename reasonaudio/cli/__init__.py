@@ -7,9 +7,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 
 from reasonaudio.evaluation import cli as evaluation_cli
-from reasonaudio.evaluation.cli import baselines_table, quiet
+from reasonaudio.evaluation.cli import BASELINE_FILES, MAIN, audit_verdict, baselines_table, quiet
+from reasonaudio.evaluation.report import check_out, short_table
 from reasonaudio.generation import cli as generation_cli
 from reasonaudio.generation.cli import print_summary
 from reasonaudio.versions import BENCHMARK_VERSION, __version__
@@ -47,6 +49,8 @@ def _demo_parser(sub) -> None:
                                       "The folder then takes every command: evaluate, train (on its train and "
                                       "validation splits), compare.")
     demo.add_argument("--out", default="demo", help="folder for the corpus (default: %(default)s)")
+    demo.add_argument("--runs", help="folder for the baselines' tables (Markdown, CSV), plot and each system's results; "
+                                     "a demo run again replaces them (default: OUT-baselines)")
     demo.add_argument("--queries-per-task", type=int, default=20,
                       help="queries of each task in the test and train splits; the validation split has a "
                            "quarter as many (default: %(default)s)")
@@ -69,8 +73,14 @@ def _demo_configs(args) -> dict:
     return configs
 
 
+def _runs_folder(args) -> str:
+    return args.runs or f"{Path(args.out)}-baselines"
+
+
 def _run_demo(args) -> int:
     configs = _demo_configs(args)
+    runs = _runs_folder(args)
+    check_out(runs, args.out, BASELINE_FILES, overwrite=True)    # not inside the corpus: before any work
     if not args.quiet:
         print(f"demo: the test, validation and train splits of {args.out} from the built-in bank (16 kHz), then "
               "every baseline on the test split", file=sys.stderr, flush=True)
@@ -82,38 +92,29 @@ def _run_demo(args) -> int:
     for split, config in configs.items():
         records[split] = generate(config)
         print_summary(records[split], split, args.out)
-    print(f"\nbaselines on {args.out} (test): group accuracy (%) per task, 95 % intervals; random = 10 %\n")
-    table, results = baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", None, not args.quiet)
-    print(table)
-    print(demo_summary(args.out, records["test"], results))
+    _, results = baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", runs, not args.quiet)
+    print(demo_summary(args.out, records["test"], results, runs))
     return 0
 
 
-def demo_summary(out: str, record: dict, results: dict) -> str:
-    """What the demo built, what its baselines show, and where to go next: a few lines a newcomer can act on."""
-    def average(name):
-        found = next((r for system, r in results.items() if system.split(":")[0] == name), None)
-        return f"{100 * found['average']['accuracy']:.1f} %" if found else "not run"
-
+def demo_summary(out: str, record: dict, results: dict, runs: str) -> str:
+    """What the demo built, the main systems per task in one short table, and where the full tables are."""
     counts = record["counts"]
     audit = next((r for system, r in results.items() if system.startswith("shortcut-audit")), None)
-    if audit:
-        low, high = audit["intervals"]["average"]["accuracy"]
-        audit_line = f"shortcut-audit (query-blind, hears the clips) {average('shortcut-audit')} [{100 * low:.1f}, {100 * high:.1f}]"
-    else:
-        audit_line = "shortcut-audit not run"
+    verdict = [f"  audit  {audit_verdict(audit)}"] if audit else []
     return "\n".join([
-        "summary",
-        f"  built  {out}: test {counts['queries']} queries over {counts['clips']} clips, and validation and train "
-        "splits, 16 kHz, from the built-in bank",
-        f"  scored oracle {average('oracle')} (labels are exact), bag-of-sounds {average('bag-of-sounds')} (recognition "
-        f"without reasoning), random {average('random')}; {audit_line}, chance 10 %",
-        "  note   cells of a few queries are noisy: the published size (200 queries per task) gives tight intervals",
-        "  next   score your model: reasonaudio evaluate --data "
-        f"{out} --model python:my_module:make_encoder --out runs/mine",
-        f"         train a model:    reasonaudio train --data {out} --out checkpoints/demo --epochs 1",
-        "         compare runs:     reasonaudio compare runs/mine runs/other --out runs/compare",
-        "         what it means:    docs/design.md (tasks, relations, how groups are built); README.md",
+        f"\nbuilt  {out}: test {counts['queries']} queries over {counts['clips']} clips (and validation and train "
+        "splits), 16 kHz, from the built-in bank",
+        f"\ngroup accuracy (%) on {out} (test); random = 10 %, the oracle must reach 100 %, and no system that cannot "
+        "reason should beat random on negation:\n",
+        short_table(results, "group", MAIN).rstrip(),
+        "",
+        *verdict,
+        f"  wrote  {runs}/baselines.md (every system per task and per shape, with 95 % intervals), baselines.csv, "
+        f"baselines.png, and each system's results in {runs}/SYSTEM/",
+        "  note   a few queries a cell are noisy: the published size (200 queries a task) gives tight intervals",
+        f"  next   reasonaudio evaluate --data {out} --model python:my_module:make_encoder --out runs/mine",
+        f"         reasonaudio train --data {out} --out checkpoints/demo --epochs 1; docs/concepts.md explains the terms",
     ]) + "\n"
 
 

@@ -15,7 +15,7 @@ from reasonaudio_metric.functional import check_count, check_resamples, paired_d
 
 from .compare import check_comparable, compare, load_runs, markdown, plot
 from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_options, check_out, claimed_out,
-                     place_files, write_results)
+                     place_files, results_csv, results_plot, write_results)
 from .systems import HELP, check_spec, open_system
 
 DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
@@ -25,6 +25,9 @@ BASELINES = ("random", "oracle", "bag-of-sounds", "least-busy", "first-mentioned
              "two-stage:{text_model}?captions=oracle")
 BUSYNESS = ("bag-of-sounds", "least-busy")     # held to the named sounds' count tie, both ways
 LEARNED = ("shortcut-audit", "relation-blind", "listwise-audit")   # adversaries trained on the train split
+# the systems of the short table and the plot: the bounds, recognition without reasoning, words, captions, audits
+MAIN = ("random", "oracle", "bag-of-sounds", "first-mentioned-first", "two-stage", "shortcut-audit", "relation-blind")
+BASELINE_FILES = ("baselines.json", "baselines.md", "baselines.csv", "baselines.png")
 WORDS_MARGIN = 0.10   # first-mentioned-first may beat bag-of-sounds by at most this on any cell
 MIN_CELL = 30         # cells with fewer queries are reported, never flagged: their intervals are too wide
 FLAG_RESAMPLES = 10000   # enough for the tails of a Bonferroni-adjusted interval
@@ -87,8 +90,9 @@ def add_commands(sub) -> dict:
     baselines.add_argument("--text-model", default="all-MiniLM-L6-v2",
                            help="sentence-transformers model of the two-stage baseline (default: %(default)s)")
     baselines.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ... (default: %(default)s)")
-    baselines.add_argument("--out", help="also write each system's results and baselines.md here (not inside --data; "
-                                         "default: print only)")
+    baselines.add_argument("--out", help="also write each system's results and the tables here: baselines.md (per task "
+                                         "and per shape, with intervals), baselines.csv, baselines.png, baselines.json "
+                                         "(not inside --data; default: print only)")
     baselines.add_argument("--overwrite", action="store_true",
                            help="replace the baselines already in --out (default: off: existing ones stop the run)")
     baselines.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
@@ -243,7 +247,7 @@ def _conditions(data: str, split: str, acoustics: str | None) -> list[str]:
     return found
 
 
-def _audit_verdict(result: dict) -> str:
+def audit_verdict(result: dict) -> str:
     low, high = result["intervals"]["average"]["accuracy"]
     chance = result["random"]["average"]["accuracy"]
     if low <= chance <= high:
@@ -384,7 +388,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         if system.name in BUSYNESS:
             result["per_query"]["count_tie"] = bag_of_sounds.count_tie(data).tolist()
         if system.name.startswith("shortcut-audit"):
-            notes.append(_audit_verdict(result))
+            notes.append(audit_verdict(result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
     if len(by) > 1:
         where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"
@@ -393,13 +397,16 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     for result in results.values():
         result.pop("per_query", None)
     if out:
+        title = f"ReasonAudio baselines on {Path(data_path).name} (test)"
         place_files(Path(out), {"baselines.md": lambda path: path.write_text(table),
+                                "baselines.csv": lambda path: results_csv(results, "group", path),
+                                "baselines.png": lambda path: results_plot(results, "group", MAIN, title, path),
                                 "baselines.json": lambda path: path.write_text(json.dumps(results, indent=2) + "\n")})
     return table, results
 
 
 def run_baselines(args) -> int:
-    written = ("baselines.json", "baselines.md")
+    written = BASELINE_FILES
     check_data(args.data, ("test",))   # before torch and datasets load
     if args.train:
         check_data(args.train, ("train",))

@@ -328,6 +328,70 @@ def baseline_table(results: dict[str, dict], mode: str) -> str:
     return "\n".join(_table(["system", *tasks], rows)) + "\n"
 
 
+def short_table(results: dict[str, dict], mode: str, systems: tuple[str, ...]) -> str:
+    """One row per task (and the average), one column per system of `systems` found (by its kind): the
+    headline only, a table that fits a terminal (the intervals are in the full tables)."""
+    headline = HEADLINE[mode]
+    chosen = {kind: result for kind in systems for name, result in results.items() if name.split(":")[0] == kind}
+    tasks = tasks_of(next(iter(chosen.values())))
+    rows = [[task, *(_percent(result[task][headline]) for result in chosen.values())] for task in tasks]
+    return "\n".join(_table(["task", *chosen], rows)) + "\n"
+
+
+def results_csv(results: dict[str, dict], mode: str, path: Path) -> None:
+    """Every system's headline per task and per breakdown cell, with its interval, one row each (for a
+    spreadsheet or pandas): system, cell, queries, value, low, high, random (percentages)."""
+    import csv
+
+    headline = HEADLINE[mode]
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["system", "cell", "queries", headline, "low", "high", "random"])
+        for name, result in results.items():
+            cells = [(task, result["num_queries"].get(task, sum(result["num_queries"].values())), result[task],
+                      result.get("intervals", {}).get(task, {}).get(headline), result["random"].get(task, {}))
+                     for task in tasks_of(result)]
+            cells += [(key, cell["num_queries"], cell, cell.get("intervals", {}).get(headline), cell.get("random", {}))
+                      for key, cell in result.get("breakdown", {}).get("cells", {}).items()]
+            for key, queries, values, interval, chance in cells:
+                low, high = interval if interval else (None, None)
+                writer.writerow([name, key, queries, *(None if v is None else round(100 * v, 2)
+                                                       for v in (values[headline], low, high, chance.get(headline)))])
+
+
+def results_plot(results: dict[str, dict], mode: str, systems: tuple[str, ...], title: str, path: Path) -> None:
+    """Grouped bars: per task, the headline of each system of `systems` found, with intervals; chance dashed."""
+    import matplotlib
+    import numpy as np
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    headline = HEADLINE[mode]
+    chosen = {kind: result for kind in systems for name, result in results.items() if name.split(":")[0] == kind}
+    tasks = tasks_of(next(iter(chosen.values())))
+    width = 0.8 / len(chosen)
+    figure, axes = plt.subplots(figsize=(10, 4))
+    for k, (kind, result) in enumerate(chosen.items()):
+        values = np.array([100 * result[t][headline] for t in tasks])
+        whiskers = None
+        if "intervals" in result:
+            whiskers = np.array([[v - 100 * result["intervals"][t][headline][0], 100 * result["intervals"][t][headline][1] - v]
+                                 for t, v in zip(tasks, values)]).T
+        axes.bar(np.arange(len(tasks)) + (k - (len(chosen) - 1) / 2) * width, values, width, yerr=whiskers,
+                 capsize=2, label=kind)
+    chance = next(iter(chosen.values()))["random"]["average"][headline]
+    axes.axhline(100 * chance, color="black", linestyle="--", linewidth=1, label="chance")
+    axes.set_xticks(np.arange(len(tasks)), tasks)
+    axes.set_ylabel(f"{headline} (%)")
+    axes.set_ylim(0, 100)
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(figure)
+
+
 def breakdown_table(results: dict[str, dict], mode: str) -> str:
     """One row per cell of the systems' breakdown (its columns, its queries), one column per system (by
     its kind: two-stage, timeline-rule): the headline, without intervals (they are in the results)."""

@@ -93,9 +93,25 @@ def run_conditions(system: System, source: str, conditions: list[str], split: st
 def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_rate: int | None = None,
                       mode: str = "group", split: str = "test", device: str = "cpu", batch_size: int = 32,
                       bootstrap: int = 1000, seed: int = 0, name: str = "custom", progress: bool = True) -> dict:
-    """Score any model given as two functions: texts -> vectors and mono float32 arrays (at
-    `sampling_rate`) -> vectors, e.g. an MLLM embedder on your GPU. A batch with the wrong number of
-    vectors, NaN or inf, or a width unlike the text vectors' is an error naming that batch."""
+    """Score any model given as two encoders, e.g. an audio-language embedder on your GPU.
+
+    A batch with the wrong number of vectors, NaN or inf, or a width unlike the text vectors' is an error
+    naming that batch. Candidates are ranked by cosine similarity.
+
+    Args:
+        data: a build's folder or Hub id (or an `EvalData` already loaded).
+        encode_text: list[str] -> (len, width) array or tensor.
+        encode_audio: list of mono float32 arrays at `sampling_rate` -> (len, width) array or tensor.
+        sampling_rate: the rate `encode_audio` expects (None: as stored).
+        mode: "group" (each query ranks its own candidates: the headline) or "corpus" (the whole corpus).
+        split, device, batch_size: what is scored, where, and how many items are encoded at once.
+        bootstrap, seed: resamples and seed of the 95 % intervals.
+        name: the system's name in the result; progress: show progress bars.
+
+    Returns:
+        The metric's result (`reasonaudio.score`): per task and "average" (macro over tasks) accuracy, MRR
+        and more, with "intervals", "random" and "num_queries".
+    """
     check_settings(mode, device, batch_size, bootstrap, seed)
     system = EmbeddingSystem(name, encode_text, encode_audio, sampling_rate)
     data = data if isinstance(data, EvalData) else EvalData.load(data, split)

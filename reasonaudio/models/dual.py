@@ -122,8 +122,7 @@ class DualEncoder(nn.Module):
 
     def parameter_groups(self, lr: float) -> list[dict]:
         """What trains, and how fast: the heads at `lr`, the adapter (a transformer on pretrained states) at a
-        tenth of it (at one rate it learned less: 46 % against 62 % after 15 epochs, probe on the synthetic
-        bank)."""
+        tenth of it (at the heads' rate the pretrained adapter learns less)."""
         adapter = [] if self.adapter is None else list(self.adapter.parameters())
         chosen = {id(p) for p in adapter}
         heads = [p for p in self.parameters() if p.requires_grad and id(p) not in chosen]

@@ -88,7 +88,19 @@ class ContrastiveTriplets(_SharedEpoch, torch.utils.data.Dataset):
     applies an acoustic condition on the fly, in the DataLoader's workers. Its parameters (noise, room,
     codec) are drawn once per item from (seed, epoch, index) and applied to the positive and the hard
     negative alike: augmentation that differed between them would itself become the cue a model learns.
-    Transforms that move, stretch, mask or crop audio are refused by name, as in `generate --acoustics`."""
+    Transforms that move, stretch, mask or crop audio are refused by name, as in `generate --acoustics`.
+
+    Args:
+        path_or_repo: a build's folder or Hub id.
+        split, task, sampling_rate, backend: as `load_reasonaudio` (split defaults to "train").
+        seed: draws the hard negative and the augmentation of each item with the epoch and index.
+        augment: None, a preset name, a YAML file or an audiomentations `Compose`.
+        hard_negatives: False yields (text, positive) pairs.
+
+    Returns:
+        A map-style `torch.utils.data.Dataset` of (text, positive, hard negative) items, audio as float32
+        tensors.
+    """
 
     def __init__(self, path_or_repo: str, split: str = "train", task: str | None = None,
                  sampling_rate: int | None = None, seed: int = 0, backend: str | None = None, augment=None,
@@ -135,7 +147,16 @@ class StreamingTriplets(_SharedEpoch, torch.utils.data.IterableDataset):
     files in an order drawn per epoch and the items drawn from a buffer of that many (held encoded: 100
     take at most 64 MB at 16 kHz). A query's candidates are consecutive corpus rows in order, as `generate`
     writes them: the file holding its first candidate yields it, reading on into the next file where its
-    group continues; a corpus whose groups are not consecutive is a one-line error."""
+    group continues; a corpus whose groups are not consecutive is a one-line error.
+
+    Args:
+        path_or_repo, split, task, sampling_rate, seed, backend, augment, hard_negatives: as
+            `ContrastiveTriplets`.
+        shuffle_buffer: items drawn from a buffer of this many (0: corpus order).
+
+    Returns:
+        An iterable `torch.utils.data.IterableDataset` of the same items as `ContrastiveTriplets`.
+    """
 
     def __init__(self, path_or_repo: str, split: str = "train", task: str | None = None,
                  sampling_rate: int | None = None, seed: int = 0, backend: str | None = None, augment=None,

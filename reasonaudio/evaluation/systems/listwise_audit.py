@@ -37,8 +37,8 @@ def candidate_features(group: list) -> list[list[float]]:
     count = len(group)
     distance = np.array([[len(a ^ b) / 2 for b in slots] for a in slots])
     summed = distance.sum(axis=1)
-    # tied candidates share their mean rank: broken by list position, a tie became a bet on where the
-    # positive was shuffled to (0 of 34 lasts-present-absent on the ESC-50 build, at chance on other seeds)
+    # tied candidates share their mean rank: broken by list position, a tie would become a bet on where the
+    # positive was shuffled to
     rank = (rankdata(summed) - 1) / max(count - 1, 1)
     holders = Counter(label for labels in sounds for label in labels)
     shared = Counter(slot for own in slots for slot in own)

@@ -77,8 +77,8 @@ def group_features(data: EvalData) -> np.ndarray:
 def group_count_tie(mentioned: set[str], group: list, positive: int) -> float:
     """The accuracy of the best rule that sees only *how many* of the named sounds each candidate (a timeline)
     holds: 1 / the candidates holding as many as the positive. Sounds, not events: a natural recording may
-    hold a class several times, and counting events, a rule counting the classes beat the tie by 9.9 points
-    on the natural stand-in's `longer` with no relation read (bag-of-sounds counts classes too)."""
+    hold a class several times, and counting events, a rule counting the classes would beat the tie with no
+    relation read (bag-of-sounds counts classes too)."""
     counts = [len(mentioned & {e.label for e in events}) for events in group]
     return 1 / counts.count(counts[positive])
 

@@ -6,9 +6,9 @@ least shared first (`?order=most`: the most shared first).
 
 A group built member after member can hold the positive's sounds less often than another member's: every
 recording outside the positive's member must be a no to the query, while nothing stops one from holding another
-member's sounds in that member's relation. On natural stand-ins the least shared candidate was the positive 14-16 %
-of the time on `longer` and `overlap` (10 by chance), which the learned listwise audit, pooling every task, did not
-flag. A rule this simple must score at chance, in both directions (`reasonaudio baselines`)."""
+member's sounds in that member's relation. On natural recordings the least shared candidate can then be the
+positive more often than chance, which the learned listwise audit, pooling every task, may not flag. A rule
+this simple must score at chance, in both directions (`reasonaudio baselines`)."""
 from __future__ import annotations
 
 from fractions import Fraction

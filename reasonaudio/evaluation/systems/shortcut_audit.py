@@ -2,9 +2,9 @@
 statistics) and of its timeline (span, first onset, last offset, silence, gaps, blocks, event lengths
 and onset gaps in order: see `annotations.timeline_features`), trained on a train split to tell
 positives from negatives, then scored within the test groups. The benchmark is sound only if its 95 %
-interval contains the random baseline: otherwise the generator leaves a shortcut to fix. (Timeline
-features were added after an independent audit found overlap positives spanning more time than their
-twins; acoustic features alone had not caught it.)"""
+interval contains the random baseline: otherwise the generator leaves a shortcut to fix. (The timeline
+features catch what acoustic features alone miss, such as overlap positives spanning more time than their
+twins.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -80,9 +80,8 @@ class ShortcutAudit(System):
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
         train = train_split(data, self.train, self.name)       # the same acoustic condition
         # early stopping on held-out train clips: with no shortcut to learn it stops at near-constant scores
-        # (ties, exactly chance) instead of fitting noise that lands in test on either side of chance (a
-        # full fit scored 7.6 % [6.1, 9.2] on a build with no signal in any feature); a real shortcut
-        # lowers the held-out loss and is learned as before
+        # (ties, exactly chance) instead of fitting noise that lands in test on either side of chance, even
+        # on a build with no signal in any feature; a real shortcut lowers the held-out loss and is learned
         classifier = fit_classifier(features(train, self.workers), positive_labels(train), self.seed)
         scores = classifier.predict_proba(features(data, self.workers))[:, 1]
         return torch.as_tensor(scores, dtype=torch.float32).to(device)[None, :].expand(len(data.queries), -1)

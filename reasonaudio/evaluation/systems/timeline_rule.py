@@ -1,6 +1,6 @@
 """`timeline-rule`: ranks every candidate by one query-blind timeline statistic (default: span, first
-onset to last offset). A rule this simple must score at chance on every task; an independent audit
-found "pick the longest span" at 17 % on overlap before the groups were rebuilt."""
+onset to last offset). A rule this simple must score at chance on every task: where "pick the longest
+span" finds the positive, the groups leave a shortcut open."""
 from __future__ import annotations
 
 import torch

@@ -1,0 +1,61 @@
+"""Wall time of README's long commands, as a newcomer runs them: the demo, then the command-line quickstart,
+each command as README writes it (full size), in a fresh folder, one after another. README's times come from here.
+
+    python bench/readme_times.py [--workdir DIR] [--skip-demo] [--only WORD]
+
+The quickstart's `python:my_models:make_encoder` is README's own encoder block, saved as my_models.py. `--only`
+runs the commands holding WORD alone (after the ones they need: give a workdir where those were run). Prints a
+Markdown table: command, seconds, exit status. Takes about half an hour on a 2-core machine.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.test_readme import block_with, commands     # noqa: E402  README's blocks, as its tests read them
+
+
+def timed(words: list[str], folder: Path) -> tuple[float, int]:
+    started = time.perf_counter()
+    done = subprocess.run(words, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode:
+        print(f"  {shlex.join(words)} failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+    return time.perf_counter() - started, done.returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", help="folder to run in (default: a new temporary one, removed after)")
+    parser.add_argument("--skip-demo", action="store_true", help="leave out `reasonaudio demo`")
+    parser.add_argument("--only", help="time only the quickstart commands holding this word")
+    args = parser.parse_args()
+    binary = Path(sys.executable).parent / "reasonaudio"
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="readme-times-"))
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "my_models.py").write_text(block_with("python", "class MyEncoder"))
+    lines = [words for words in commands(block_with("bash", "reasonaudio compare")) if words[0] == "reasonaudio"]
+    if args.only:
+        lines = [words for words in lines if args.only in words]
+    if not args.skip_demo:
+        lines.insert(0, ["reasonaudio", "demo"])
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    print(f"in {work}, {os.cpu_count()} cores\n\n| command | seconds | exit |\n|---|---:|---:|", flush=True)
+    failed = 0
+    for words in lines:
+        seconds, status = timed([str(binary), *words[1:]], work)
+        failed += status != 0
+        print(f"| `{shlex.join(words)}` | {seconds:.0f} | {status} |", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
