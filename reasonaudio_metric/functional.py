@@ -45,13 +45,32 @@ def _arrow_column(table, name: str):
             return table.data.column(name)
         return table.with_format("arrow")[name]
     try:
-        return pa.array(list(table[name]))
+        values = list(table[name])
     except (KeyError, TypeError, IndexError):
         raise ValueError(f"the table lacks the column {name!r}") from None
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+        raise ValueError(f"the column {name!r} mixes kinds of values ({error})") from None
 
 
 def _column(table, name: str) -> list:
     return _arrow_column(table, name).to_pylist()
+
+
+RESERVED_TASKS = ("average", "random", "intervals", "num_queries", "p_values", "per_query", "breakdown")
+
+
+def _task_column(queries) -> list:
+    """The queries' task names, each a key of the result beside "average", "random", ...: a blank name, one
+    with spaces around it or a reserved one would silently add a task or overwrite a headline, so it is refused."""
+    tasks, query_ids = _column(queries, "task"), _column(queries, "query_id")
+    for query_id, task in zip(query_ids, tasks):
+        if not isinstance(task, str) or not task.strip() or task != task.strip():
+            raise ValueError(f"query {query_id!r}: its task must be a name such as 'negation', got {task!r}")
+        if task in RESERVED_TASKS:
+            raise ValueError(f"query {query_id!r}: its task {task!r} is a key of the result itself; rename it")
+    return tasks
 
 
 def check_count(name: str, value, minimum: int, maximum: int | None = None) -> None:
@@ -121,6 +140,11 @@ def _widened(similarity):
 def _check_matrix(similarity, rows: int, columns: int | None, what: str, finite: bool = True):
     if similarity is None:
         raise ValueError("similarity is required (a numpy array or torch tensor, one row per query)")
+    if isinstance(similarity, np.ma.MaskedArray) and np.ma.getmaskarray(similarity).any():
+        raise ValueError("similarity is a masked array with masked entries: the metric would score the hidden "
+                         "values; give every candidate a real score (np.ma.filled) first")
+    if _is_torch(similarity) and similarity.device.type == "meta":
+        raise ValueError("similarity is a torch tensor on the 'meta' device: it holds no values to score")
     if not _is_torch(similarity):
         similarity = np.asarray(similarity)
     if similarity.ndim != 2 or similarity.shape[0] == 0 or similarity.shape[1] == 0:
@@ -274,7 +298,7 @@ def _hard_negative_index(queries, column_of, what: str):
         return None
     if not any(negatives):
         return None
-    index = []
+    index, positives = [], _column(queries, "positive")
     _one_per_query({"query_id": query_ids, "hard_negatives": negatives}, "queries")
     for row, (query_id, clips) in enumerate(zip(query_ids, negatives)):
         clips = _clip_ids(clips or [], "hard_negatives", query_id)
@@ -282,6 +306,8 @@ def _hard_negative_index(queries, column_of, what: str):
         missing = [clip for clip in clips if clip not in columns]
         if missing:
             raise ValueError(f"query {query_id!r}: its hard negative {missing[0]!r} is not {what}")
+        if positives[row] in clips:    # it would count as a tie with itself
+            raise ValueError(f"query {query_id!r}: its positive {positives[row]!r} is listed as its own hard negative")
         index.append([columns[clip] for clip in clips])
     return index
 
@@ -608,7 +634,7 @@ def _breakdown(values: dict[str, np.ndarray], random: dict[str, np.ndarray], cel
 
 
 def _group_inputs(queries, similarity):
-    query_ids, tasks = _column(queries, "query_id"), _column(queries, "task")
+    query_ids, tasks = _column(queries, "query_id"), _task_column(queries)
     candidates, positives = _column(queries, "candidates"), _column(queries, "positive")
     _one_per_query({"query_id": query_ids, "task": tasks, "candidates": candidates, "positive": positives}, "queries")
     _check_ids(query_ids, "query_id")
@@ -677,7 +703,7 @@ def parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
 
 
 def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
-    query_ids, tasks, corpus_ids = _column(queries, "query_id"), _column(queries, "task"), list(corpus_ids)
+    query_ids, tasks, corpus_ids = _column(queries, "query_id"), _task_column(queries), list(corpus_ids)
     _one_per_query({"query_id": query_ids, "task": tasks}, "queries")
     _one_per_query({c: _arrow_column(qrels, c) for c in ("query_id", "clip_id", "score")}, "qrels")
     _check_ids(query_ids, "query_id")

@@ -9,6 +9,7 @@ from pathlib import Path
 import evaluate
 import huggingface_hub
 import numpy as np
+import torch
 import pytest
 import yaml
 
@@ -241,3 +242,28 @@ def test_metric_combines_one_shot_and_incrementally():
     assert combined.compute(queries=queries, bootstrap=0) == alone
     with pytest.raises(ValueError, match="not predictions/references"):
         evaluate.combine([metric]).compute(predictions=[1], references=[1], similarity=similarity, queries=queries)
+
+
+@pytest.mark.parametrize("scale", [1e30, 1e-35])
+def test_cosine_is_the_same_at_any_scale_of_the_features(small_corpus, tmp_path, scale):
+    """Features x 1e30 overflow float32 squares, x 1e-35 underflow them: either scored at chance, silently."""
+    from reasonaudio.evaluation.runner import evaluate_encoders
+
+    toy = toy_encoder.build()
+
+    def scaled(encode):
+        return lambda items: (np.asarray(encode(items), np.float64) * scale).astype(np.float32)
+
+    def average(text, audio):
+        return evaluate_encoders(str(small_corpus), text, audio, toy.sampling_rate, bootstrap=0, progress=False)["average"]
+
+    assert average(scaled(toy.encode_text), scaled(toy.encode_audio)) == average(toy.encode_text, toy.encode_audio)
+    data = EvalData.load(str(small_corpus))
+    queries = toy.encode_text(list(data.queries["text"]))
+    clips = np.concatenate(list(map(toy.encode_audio, data.audio_batches(16000, 32, progress=False))))
+    ids = data.corpus["clip_id"]
+    plain = save_embeddings(tmp_path / "plain.npz", data.queries["query_id"], queries, ids, clips)
+    large = save_embeddings(tmp_path / "large.npz", data.queries["query_id"], queries * min(scale, 1e25),
+                            ids, clips * min(scale, 1e25))
+    assert torch.allclose(open_system(f"embeddings:{large}").similarity(data),
+                          open_system(f"embeddings:{plain}").similarity(data), atol=1e-6)

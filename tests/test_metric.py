@@ -282,3 +282,38 @@ def test_breakdown_errors_name_the_problem():
     for by in ("depth", (), ("task", "task"), ("task", 3)):
         with pytest.raises(ValueError, match="by must be a tuple of distinct query column names"):
             score(similarity, queries, by=by)
+
+
+@pytest.mark.parametrize("task", ["average", "random", "", None, "negation ", 3])
+def test_a_task_name_that_would_overwrite_or_split_a_headline_is_refused(task):
+    """'average' or 'random' would overwrite the macro average or the random baseline; a blank, spaced or
+    non-text name would add a sixth task and move the average."""
+    similarity, queries = group_case(10)
+    tasks = list(queries["task"])
+    tasks[3] = task
+    with pytest.raises(ValueError, match="task"):
+        score(similarity, {**queries, "task": tasks}, bootstrap=0)
+    similarity, queries, corpus_ids, qrels = corpus_case(9)
+    tasks = list(queries["task"])
+    tasks[0] = task
+    with pytest.raises(ValueError, match="task"):
+        score(similarity, {**queries, "task": tasks}, corpus_ids, qrels, bootstrap=0)
+
+
+def test_a_positive_listed_as_its_own_hard_negative_is_refused():
+    similarity, queries = group_case(10)
+    negatives = [[c for c in group if c != positive][:1] for group, positive in zip(queries["candidates"], queries["positive"])]
+    negatives[2] = [queries["positive"][2]]
+    with pytest.raises(ValueError, match="its own hard negative"):
+        score(similarity, {**queries, "hard_negatives": negatives}, bootstrap=0)
+
+
+def test_a_masked_or_meta_matrix_is_refused():
+    similarity, queries = group_case(10)
+    masked = np.ma.masked_array(similarity, mask=np.zeros_like(similarity, dtype=bool))
+    masked.mask[:, 0] = True
+    with pytest.raises(ValueError, match="masked"):
+        score(masked, queries, bootstrap=0)
+    assert score(np.ma.masked_array(similarity), queries, bootstrap=0) == score(similarity, queries, bootstrap=0)
+    with pytest.raises(ValueError, match="meta"):
+        score(torch.empty(similarity.shape, device="meta"), queries, bootstrap=0)

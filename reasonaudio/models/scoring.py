@@ -153,16 +153,30 @@ def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, na
         if vectors.ndim != 2 or len(vectors) != len(batch):
             got = f"{len(vectors)} vectors" if vectors.ndim == 2 else f"an array of shape {tuple(vectors.shape)}"
             raise ValueError(f"{name} returned {got} for {where}")
-        vectors = vectors.to(device=device, dtype=torch.float32)
+        vectors = vectors.to(device=device)
         if not bool(vectors.isfinite().all()):
             raise ValueError(f"{name} returned NaN or inf for {where}")
         width = width or (vectors.shape[1], "its batch 0")
         if vectors.shape[1] != width[0]:
             raise ValueError(f"{name} returned {vectors.shape[1]}-dim vectors for {where}; {width[1]} gave "
                              f"{width[0]}-dim ones")
-        parts.append(torch.nn.functional.normalize(vectors, dim=-1))
+        parts.append(unit_rows(vectors))
         start += len(batch)
     return torch.cat(parts)
+
+
+SAFE_PEAK = (1e-15, 1e15)   # a row whose largest entry lies here squares and sums in float32 without loss
+
+
+def unit_rows(vectors: torch.Tensor) -> torch.Tensor:
+    """Each row at unit length, as float32, whatever its magnitude, so that cosine similarity is scale-free for
+    every finite input: a row whose largest entry is outside SAFE_PEAK is first divided by that entry (its
+    squares would overflow, x 1e30, or underflow to zero, x 1e-35); other rows are normalised as they are."""
+    vectors = vectors if vectors.is_floating_point() else vectors.double()
+    peak = vectors.abs().amax(dim=-1, keepdim=True)
+    rescale = (peak > 0) & ((peak < SAFE_PEAK[0]) | (peak > SAFE_PEAK[1]))
+    vectors = torch.where(rescale, vectors / torch.where(rescale, peak, torch.ones_like(peak)), vectors)
+    return torch.nn.functional.normalize(vectors.to(torch.float32), dim=-1)
 
 
 def encode_texts(encode: Encoder, texts: Sequence[str], device: str, batch_size: int, what: str,

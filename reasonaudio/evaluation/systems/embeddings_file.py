@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from reasonaudio.models.scoring import VectorSystem
+from reasonaudio.models.scoring import VectorSystem, unit_rows
 
 
 def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings) -> Path:
@@ -113,7 +113,7 @@ class PrecomputedEmbeddings(VectorSystem):
         aligned = torch.from_numpy(vectors[[row[identifier] for identifier in wanted]])
         if not bool(aligned.isfinite().all()):
             raise ValueError(f"{self.name}: NaN or inf in the {kind} vectors")
-        return torch.nn.functional.normalize(aligned, dim=-1)
+        return unit_rows(aligned)
 
     def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
         if data.acoustics is not None:   # every condition's clips share their ids: the file cannot say which it holds

@@ -24,7 +24,7 @@ def build(location: str, device: str = "cpu", **options) -> EmbeddingSystem:
     module_name, _, factory_name = location.partition(":")
     if not module_name or not factory_name:
         raise ValueError(f"python: needs MODULE:FACTORY, e.g. python:my_package.models:make_model; got {location!r}")
-    if os.getcwd() not in sys.path:   # the console script does not put the working directory on the path
+    if sys.path[:1] != [os.getcwd()]:   # the user's own module first: never one of the same name installed elsewhere
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
