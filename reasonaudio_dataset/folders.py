@@ -4,7 +4,10 @@
 may go (never into a build's folder, whose files are the dataset)."""
 from __future__ import annotations
 
+import fcntl
+import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 from .splits import RECORDS, SPLITS
@@ -61,3 +64,49 @@ def check_results_folder(out: str | Path, data: str) -> None:
                          "results go into a folder of their own, e.g. --out runs/mine")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
+    blocking = next((folder for folder in out.parents if folder.exists() and not folder.is_dir()), None)
+    if blocking is not None:
+        raise ValueError(f"--out {out}: {blocking} is a file, so no folder can be made inside it")
+
+
+LOCK = ".reasonaudio-lock"    # the file a run holds (flock) while it writes into a folder
+
+
+@contextmanager
+def held(out: str | Path):
+    """Hold the folder `out` for one run, from its first to its last write: a second run into it (evaluate,
+    compare, baselines, train) stops at once with a one-line error. An advisory lock, released by the kernel when
+    a run dies; the folders this creates are removed again when the run leaves them empty."""
+    out = Path(out)
+    created = [folder for folder in (out, *out.parents) if not folder.exists()]
+    out.mkdir(parents=True, exist_ok=True)
+    lock = _lock(out)
+    try:
+        yield out
+    finally:
+        (out / LOCK).unlink(missing_ok=True)
+        os.close(lock)
+        for folder in created:          # innermost first
+            if any(folder.iterdir()):
+                break
+            folder.rmdir()
+
+
+def _lock(out: Path) -> int:
+    """An exclusive flock on OUT/.reasonaudio-lock, the file checked to be the one locked (a run finishing
+    unlinks it; a run that opened the old file retries on the new one)."""
+    path = out / LOCK
+    while True:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            raise FileExistsError(f"{out} is being written by another run right now; wait for it to finish or "
+                                  "choose another --out") from None
+        try:
+            if os.fstat(handle).st_ino == os.stat(path).st_ino:
+                return handle
+        except FileNotFoundError:
+            pass
+        os.close(handle)

@@ -198,3 +198,20 @@ def test_a_dual_encoder_of_a_size_it_cannot_have_is_one_line(training_splits, tm
                  f"dual:{tmp_path}?adapter_layers={layers}", "--event-weight", "0", "--quiet"]) == 2
     assert "adapter_layers must be a whole number from 0 to 12" in _one_line_error(capsys)
     assert not (tmp_path / "dual").exists()
+
+
+def test_a_second_train_into_the_same_out_is_refused_while_the_first_runs(training_splits, tmp_path, capsys):
+    """Two runs into one --out at once both exited 0 and one model was lost: train holds --out as evaluate does."""
+    from reasonaudio_dataset.folders import held
+
+    out = tmp_path / "model"
+    with held(out):                                  # the first run, still writing
+        assert main(_command(training_splits, out)) == 2
+        assert "is being written by another run right now" in _one_line_error(capsys)
+    assert not any(path.name != ".reasonaudio-lock" for path in out.iterdir()) if out.exists() else True
+
+
+def test_an_out_below_a_file_is_refused_before_any_work(training_splits, tmp_path, capsys):
+    (tmp_path / "afile").write_text("mine")
+    assert main(_command(training_splits, tmp_path / "afile" / "sub")) == 2
+    assert "afile is a file, so no folder can be made inside it" in _one_line_error(capsys)

@@ -1,7 +1,6 @@
 """results.json, results.md and results.png of an evaluation; the baseline table across systems."""
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import platform
@@ -14,7 +13,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Callable, Sequence
 
-from reasonaudio_dataset.folders import check_results_folder
+from reasonaudio_dataset.folders import check_results_folder, held
 from reasonaudio_metric.functional import MAX_BATCH, MAX_SEED, check_count, check_resamples
 
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}   # each mode and its headline metric
@@ -200,7 +199,7 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
 
 RESULT_FILES = ("results.json", "results.md", "results.png", "per_query.parquet")
 PER_QUERY = "per_query.parquet"
-LOCK, JOURNAL, STAGING = ".reasonaudio-lock", ".reasonaudio-placing.json", ".reasonaudio-staging-"
+JOURNAL, STAGING = ".reasonaudio-placing.json", ".reasonaudio-staging-"
 
 
 def check_out(out: str | Path, data: str, written: Sequence[str], overwrite: bool) -> None:
@@ -236,39 +235,11 @@ def claimed_out(out: str | Path, data: str, written: Sequence[str], overwrite: b
     cleared. A folder this creates is removed again when the run fails before writing anything."""
     out = Path(out)
     check_out(out, data, written, overwrite)
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    lock = _lock(out)
-    try:
+    with held(out):
         check_out(out, data, written, overwrite)        # again, now that no other run can be placing files
         for leftover in out.glob(STAGING + "*"):
             shutil.rmtree(leftover, ignore_errors=True)
         yield out
-    finally:
-        (out / LOCK).unlink(missing_ok=True)
-        os.close(lock)
-        if created and not any(out.iterdir()):
-            out.rmdir()
-
-
-def _lock(out: Path) -> int:
-    """An exclusive flock on OUT/.reasonaudio-lock, the file checked to be the one locked (a run finishing
-    unlinks it; a run that opened the old file retries on the new one)."""
-    path = out / LOCK
-    while True:
-        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(handle)
-            raise FileExistsError(f"{out} is being written by another run right now; wait for it to finish or "
-                                  "choose another --out") from None
-        try:
-            if os.fstat(handle).st_ino == os.stat(path).st_ino:
-                return handle
-        except FileNotFoundError:
-            pass
-        os.close(handle)
 
 
 def place_files(out: Path, writers: dict[str, Callable[[Path], None]]) -> None:

@@ -59,23 +59,31 @@ def add_commands(sub) -> dict:
 
 
 def run_train(args) -> int:
-    from reasonaudio_dataset.folders import check_data
+    import contextlib
+    import os
+
+    from reasonaudio_dataset.folders import check_data, check_results_folder, held
 
     check_data(args.data, ("train", "validation"))   # before torch and datasets load
+    check_results_folder(args.out, args.data)         # before the lock creates it
 
     # torch, imported on use: --help stays fast
     from reasonaudio.models.distributed import close_distributed, distributed
 
     from .loop import train
 
-    try:       # under torchrun: one process per rank, the global batch shared among them (training/loop.py)
-        record = train(TrainConfig(data=args.data, out=args.out, model=args.model, hard_negatives=args.hard_negatives,
-                                   epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, device=args.device,
-                                   seed=args.seed, augment=args.augment, event_weight=args.event_weight,
-                                   workers=args.workers, max_steps=args.max_steps, progress=not args.quiet))
-        rank = distributed()[0]
-    finally:
-        close_distributed()
+    # one run at a time in --out: a second is refused at once (under torchrun the first process holds it for all)
+    hold = held(args.out) if int(os.environ.get("RANK", "0")) == 0 else contextlib.nullcontext()
+    with hold:
+        try:       # under torchrun: one process per rank, the global batch shared among them (training/loop.py)
+            record = train(TrainConfig(data=args.data, out=args.out, model=args.model,
+                                       hard_negatives=args.hard_negatives, epochs=args.epochs,
+                                       batch_size=args.batch_size, lr=args.lr, device=args.device, seed=args.seed,
+                                       augment=args.augment, event_weight=args.event_weight, workers=args.workers,
+                                       max_steps=args.max_steps, progress=not args.quiet))
+            rank = distributed()[0]
+        finally:
+            close_distributed()
     if rank:
         return 0
     best, kind = record["best"], "detector" if args.model == "detector" else "trained"

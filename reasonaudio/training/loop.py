@@ -50,7 +50,7 @@ from reasonaudio.models.files import read_torch, write_json, write_torch
 from reasonaudio.models.hearing import choose_decoding
 from reasonaudio.models.registry import KINDS, MODEL_FILE, create, save
 from reasonaudio.models.scoring import EvalData, group_accuracy, system_of
-from reasonaudio_dataset.folders import check_results_folder
+from reasonaudio_dataset.folders import LOCK, check_results_folder
 from reasonaudio_dataset.loading import load_table
 from reasonaudio_metric.functional import MAX_BATCH, MAX_SEED, check_count
 
@@ -109,7 +109,7 @@ def _prepare_out(out: Path, settings: dict, data: dict[str, str]) -> dict | None
                              f"trained on (build {state.get('data')}, now {data}; regenerated?); choose another --out "
                              "to train on it (nothing was written)")
         return state
-    if out.exists() and any(path.name != RESUME for path in out.iterdir()):
+    if out.exists() and any(path.name not in (RESUME, LOCK) for path in out.iterdir()):
         raise ValueError(f"--out {out} is not empty and holds no run to resume; choose a new folder (nothing was "
                          "written)")
     return None
