@@ -326,3 +326,33 @@ def test_a_garbage_embeddings_file_is_one_line(build, tmp_path, capsys, content,
                  "--out", str(tmp_path / "out")]) == 2
     error = capsys.readouterr().err.strip()
     assert name in error and "not a readable" in error and len(error.splitlines()) == 1
+
+
+def test_a_build_regenerated_while_it_is_scored_is_refused_not_recorded(build, tmp_path, monkeypatch, capsys):
+    """The identity was taken after scoring: the old build's scores went out under the new build's identity."""
+    import pyarrow.parquet as pq
+
+    from reasonaudio.evaluation import runner
+
+    real = runner.run
+
+    def regenerated_meanwhile(*args, **kwargs):
+        result = real(*args, **kwargs)
+        for path in build.rglob("qrels/*.parquet"):             # another build's tables land under the same names
+            table = pq.read_table(path)
+            pq.write_table(table.replace_schema_metadata({"regenerated": "yes"}), path)
+        return result
+
+    monkeypatch.setattr(runner, "run", regenerated_meanwhile)
+    out = tmp_path / "run"
+    assert main(["evaluate", "--data", str(build), "--model", "oracle", "--out", str(out), "--quiet"]) == 2
+    assert "changed while it was scored" in capsys.readouterr().err and not (out / "results.json").exists()
+
+
+def test_evaluate_refuses_an_out_holding_the_users_files(build, tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("my notes")
+    assert main(["evaluate", "--data", str(build), "--model", "oracle", "--out", str(out), "--quiet"]) == 2
+    assert "holds files that are not a run's results (notes.txt)" in capsys.readouterr().err
+    assert sorted(path.name for path in out.iterdir()) == ["notes.txt"]

@@ -14,8 +14,8 @@ from reasonaudio_dataset.folders import check_data
 from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
 
 from .compare import check_comparable, compare, load_runs, markdown, plot
-from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_options, check_out, claimed_out,
-                     place_files, results_csv, results_plot, write_results)
+from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_no_foreign_files, check_options,
+                     check_out, claimed_out, place_files, results_csv, results_plot, write_results)
 from .systems import HELP, check_spec, open_system
 
 DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
@@ -173,6 +173,7 @@ def run_evaluate(args) -> int:
     check_data(args.data, (args.split,))   # the slips a user makes most, refused before torch and datasets load
     if writes:
         check_out(args.out, args.data, RESULT_FILES, args.overwrite)
+        check_no_foreign_files(args.out, RESULT_FILES)
     check_spec(args.model)
     if writes and not args.quiet:
         status(f"evaluate: {args.model} on {args.data} (split {args.split}, {args.mode} mode) into {args.out}")
@@ -183,8 +184,11 @@ def run_evaluate(args) -> int:
     from .runner import check_settings, run, run_conditions
     from .systems import EmbeddingSystem, EvalData
 
+    from reasonaudio_dataset.identity import build_identity
+
     check_settings(args.mode, args.device, args.batch_size, args.bootstrap, args.seed, flags=True)
     with claimed_out(args.out, args.data, RESULT_FILES, args.overwrite) if writes else contextlib.nullcontext():
+        scored = build_identity(args.data, args.split) if writes else None    # what is read, taken before reading
         device = init_distributed(args.device)   # under torchrun: one process per rank, encoding shared among them
         rank, world = distributed()
         try:
@@ -208,16 +212,18 @@ def run_evaluate(args) -> int:
         parameters = {key: getattr(args, key) for key in ("mode", "split", "batch_size", "bootstrap", "seed",
                                                           "acoustics")}
         out = write_results(args.out, result, run_record(system, args.model, args.data,
-                                                         {**parameters, "device": device}, world))
+                                                         {**parameters, "device": device}, world, scored))
     print((out / "results.md").read_text())
     print(wrote(out, [name for name in RESULT_FILES if (out / name).is_file()]))
     return 0
 
 
-def run_record(system, spec: str, data: str, parameters: dict, world: int = 1) -> dict:
+def run_record(system, spec: str, data: str, parameters: dict, world: int = 1, scored: dict | None = None) -> dict:
     """What a run scored and with what: the build's identity (content digest and plan fingerprint), the
     model spec exactly as given (with its options) and the system's name, the embedding cache's key (the
-    model identity) and folder, the device, and every setting; enough to tell whether two runs compare."""
+    model identity) and folder, the device, and every setting; enough to tell whether two runs compare.
+    `scored`: the build's identity taken before the run read it; a build that changed since (regenerated
+    while it was scored) is refused rather than recorded under the new build's identity."""
     # torch and datasets, imported on use: --help stays fast
     import torch
 
@@ -225,6 +231,9 @@ def run_record(system, spec: str, data: str, parameters: dict, world: int = 1) -
 
     device = torch.device(parameters["device"])
     build = build_identity(data, parameters["split"])
+    if scored is not None and (scored["id"], scored["fingerprint"]) != (build["id"], build["fingerprint"]):
+        raise ValueError(f"{data} changed while it was scored (build {scored['id']} then {build['id']}: regenerated?); "
+                         "nothing was written: run evaluate again on the build as it is now")
     cache = getattr(system, "cache_root", None)
     identity = getattr(system, "identity", None)
     return {"model": system.name, "spec": spec, "data": data, "build": build,

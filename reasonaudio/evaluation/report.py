@@ -13,7 +13,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Callable, Sequence
 
-from reasonaudio_dataset.folders import check_results_folder, held
+from reasonaudio_dataset.folders import LOCK, check_results_folder, held
 from reasonaudio_metric.functional import MAX_BATCH, MAX_SEED, check_count, check_resamples
 
 HEADLINE = {"group": "accuracy", "corpus": "ndcg@10"}   # each mode and its headline metric
@@ -212,6 +212,19 @@ def check_out(out: str | Path, data: str, written: Sequence[str], overwrite: boo
     clash = [name for name in written if (out / name).exists() and name not in placing]
     if clash and not overwrite:
         raise FileExistsError(f"{out / clash[0]} already exists; choose another --out or pass --overwrite")
+
+
+def check_no_foreign_files(out: str | Path, written: Sequence[str]) -> None:
+    """Refuse an --out holding anything but a run's own files (`written`, and the lock, journal and staging of
+    a run): results written beside a user's files would be taken for theirs, or theirs for a run's."""
+    out = Path(out)
+    if not out.is_dir():
+        return
+    own = {*written, LOCK, JOURNAL}
+    foreign = sorted(path.name for path in out.iterdir() if path.name not in own and not path.name.startswith(STAGING))
+    if foreign:
+        raise FileExistsError(f"--out {out} holds files that are not a run's results ({', '.join(foreign[:3])}"
+                              f"{', ...' if len(foreign) > 3 else ''}); choose a new or empty folder")
 
 
 def unfinished(out: str | Path) -> list[str]:
