@@ -356,3 +356,27 @@ def test_evaluate_refuses_an_out_holding_the_users_files(build, tmp_path, capsys
     assert main(["evaluate", "--data", str(build), "--model", "oracle", "--out", str(out), "--quiet"]) == 2
     assert "holds files that are not a run's results (notes.txt)" in capsys.readouterr().err
     assert sorted(path.name for path in out.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    ({"mrr": 7.0}, "not a number from 0 to 1"),                  # printed as "mrr 112.0"
+    ({"accuracy": 0.0, "mrr": 1.0}, "results.json says"),         # the oracle's first query, contradicting the run
+])
+def test_compare_refuses_per_query_values_out_of_range_or_against_results_json(build, tmp_path, capsys, edit, message):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for model in ("oracle", "random"):
+        assert main(["evaluate", "--data", str(build), "--model", model, "--out", str(tmp_path / model),
+                     "--bootstrap", "0", "--quiet"]) == 0
+    path = tmp_path / "oracle" / "per_query.parquet"
+    table = pq.read_table(path)
+    for column, value in edit.items():
+        values = table.column(column).to_pylist()
+        values[0] = value
+        table = table.set_column(table.schema.get_field_index(column), column, pa.array(values, pa.float64()))
+    pq.write_table(table, path)
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "random"), str(tmp_path / "oracle"), "--bootstrap", "0"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert message in error and "per_query.parquet" in error and len(error.splitlines()) == 1

@@ -61,7 +61,27 @@ def load_run(folder: str | Path) -> Run:
                for c in wanted}
     for metric in (c for c in wanted if c in metrics):
         columns[metric] = _scores(folder / PER_QUERY, metric, columns[metric], columns.get("query_id"))
+    _check_against_record(folder, record["metrics"], columns, [c for c in wanted if c in metrics])
     return Run(folder.name, folder, record, columns)
+
+
+AGREE = 1e-6    # per-query means against results.json: the same floats, summed in another order
+
+
+def _check_against_record(folder: Path, metrics: dict, columns: dict[str, np.ndarray], names: list[str]) -> None:
+    """Each task's mean of the per-query values is what results.json says it is: a per_query.parquet edited, or
+    one of another run, would otherwise be compared as this run's."""
+    if "task" not in columns:
+        return
+    for name in names:
+        for task in sorted(set(columns["task"])):
+            values = columns[name][columns["task"] == task]
+            recorded = metrics.get(task, {}).get(name)
+            if recorded is None or np.isnan(values).all():
+                continue
+            if abs(float(np.nanmean(values)) - recorded) > AGREE:
+                raise ValueError(f"{folder / PER_QUERY}: the mean {name} of {task} is {np.nanmean(values):.6g}, "
+                                 f"results.json says {recorded:.6g}: the two files are not one run's; evaluate again")
 
 
 def _scores(path: Path, metric: str, values: np.ndarray, query_ids) -> np.ndarray:
@@ -72,11 +92,11 @@ def _scores(path: Path, metric: str, values: np.ndarray, query_ids) -> np.ndarra
     except (TypeError, ValueError):
         raise ValueError(f"{path}: {metric} holds values that are not numbers") from None
     not_applicable = np.array([v is None and metric == HARD_NEGATIVE for v in values], dtype=bool)
-    bad = np.flatnonzero(~np.isfinite(numbers) & ~not_applicable)
+    bad = np.flatnonzero((~np.isfinite(numbers) | (numbers < 0) | (numbers > 1)) & ~not_applicable)
     if len(bad):
         where = f"query {query_ids[bad[0]]!r}" if query_ids is not None else f"row {bad[0]}"
-        raise ValueError(f"{path}: {metric} of {where} is {values[bad[0]]} ({len(bad)} value(s) not a finite number); "
-                         "a score must be a number: evaluate that run again")
+        raise ValueError(f"{path}: {metric} of {where} is {values[bad[0]]} ({len(bad)} value(s) not a number from 0 "
+                         "to 1); every score is: evaluate that run again")
     return numbers
 
 
