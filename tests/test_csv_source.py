@@ -112,3 +112,17 @@ def test_hf_license_and_credit_columns(tmp_path):
     assert [(r.label, r.license, r.attribution) for r in recordings] == [
         ("bell", "CC-BY-4.0", "Ann"), ("horn", "CC0-1.0", "")]
     assert open_source(f"hf:{tmp_path / 'data'}?attribution_column=license")[0].attribution == "CC-BY-4.0"
+
+
+@pytest.mark.parametrize("where", ["../elsewhere.wav", "ABSOLUTE", "linked.wav"])
+def test_a_manifest_row_leaving_its_folder_is_a_row_error_never_read(tmp_path, where):
+    """csv: opened `../`, absolute and symlinked paths: files are read only from the manifest's folder."""
+    folder = tmp_path / "sounds"
+    folder.mkdir()
+    write_tone(tmp_path / "elsewhere.wav", seconds=3.0)
+    (folder / "linked.wav").symlink_to(tmp_path / "elsewhere.wav")
+    path = str(tmp_path / "elsewhere.wav") if where == "ABSOLUTE" else where
+    recordings = open_source(manifest(folder, f"a.wav,beep,,\n{path},hum,,\n"))
+    assert recordings[0].load()[1] == 8000
+    with pytest.raises(BadRecording, match="leads outside"):
+        recordings[1].load()

@@ -161,6 +161,31 @@ def test_a_recording_path_outside_the_source_folder_is_refused_unread(standin, t
     assert not any("elsewhere" in f or "passwd" in f for f in opened)
 
 
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_a_recording_behind_a_link_leaving_the_source_folder_is_refused_unread(standin, tmp_path, capsys, monkeypatch,
+                                                                               link):
+    """Only the path string was checked: a symlinked file or sub-folder inside the folder was read from outside."""
+    import reasonaudio.generation.sources.strong_labels as strong
+
+    opened = []
+    real = strong.read_audio_file
+    monkeypatch.setattr(strong, "read_audio_file", lambda file: opened.append(str(file)) or real(file))
+    (tmp_path / "outside").mkdir()
+    shutil.copy(standin / "Ystandin0000_0.wav", tmp_path / "outside" / "elsewhere.wav")
+    folder = tmp_path / "inside"
+    shutil.copytree(standin, folder)
+    if link == "file":
+        (folder / "linked.wav").symlink_to(tmp_path / "outside" / "elsewhere.wav")
+        name = "linked.wav"
+    else:
+        (folder / "sub").symlink_to(tmp_path / "outside", target_is_directory=True)
+        name = "sub/elsewhere.wav"
+    table = _table(standin, folder, lambda lines: [lines[0], f"{name}\t1.0\t2.0\tknocks", *lines[1:]])
+    code, err, _ = _generate(capsys, tmp_path, f"strong:{folder}?labels={table}&as_split=test")
+    assert code == 2 and "leads outside" in err and name in err
+    assert not any("elsewhere" in f or "linked" in f for f in opened)
+
+
 def test_dot_slash_names_the_same_recording(standin, tmp_path):
     folder = tmp_path / "inside"
     shutil.copytree(standin, folder)

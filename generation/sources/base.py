@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
@@ -44,6 +46,12 @@ class Recording:
             return self.split
         bucket = int(hashlib.sha1((self.group or self.recording_id).encode()).hexdigest(), 16) % 100
         return "train" if bucket < 60 else "validation" if bucket < 70 else "test"
+
+
+def inside(folder, path) -> bool:
+    """Whether `path`, links followed, lies inside `folder`: a recording a table names is read only from its
+    source folder, never through a link or `..` that leaves it."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
 def read_audio_file(path) -> tuple[np.ndarray, int]:

@@ -21,7 +21,7 @@ import os
 from functools import partial
 from pathlib import Path
 
-from .base import BadRecording, CREDIT_COLUMNS, Recording, SourceError, read_audio_file
+from .base import BadRecording, CREDIT_COLUMNS, Recording, SourceError, inside, read_audio_file
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +96,9 @@ def recordings(location: str, license: str = "") -> list[Recording]:
             if label and not _keep(listed.setdefault(file, []), line, label, (start or 0.0, end), manifest.name):
                 continue
             load = partial(read_audio_file, manifest.parent / name)
+            if not inside(manifest.parent, manifest.parent / name):
+                load = partial(_raise, BadRecording(f"{manifest.name}, row {line}, column path: {name!r} leads outside "
+                                                    f"{manifest.parent} (files are read only from the manifest's folder)"))
         found.append(Recording(
             recording_id=f"csv/{name}#{line}", label=label, origin=f"csv:{name or manifest.name}", load=load,
             license=(row.get("license") or "").strip() or license,
