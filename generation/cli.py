@@ -149,6 +149,8 @@ def _run_generate(args) -> int:
 
 def _run_merge(args) -> int:
     # datasets and pyarrow, imported on use: --help stays fast
+    from reasonaudio_dataset.schema import check_data_file
+
     from .layout import check_output_folder
     from .pipeline import RECORDS, STAGING, finalize, locate
 
@@ -160,6 +162,8 @@ def _run_merge(args) -> int:
             mine = out / RECORDS / plan_file.name
             if mine.is_file() and json.loads(mine.read_text())["fingerprint"] != record["fingerprint"]:
                 raise ValueError(f"{part} was generated with other parameters than {out}; not merging")
+            for relative in record["files"]:
+                check_data_file(relative, str(plan_file))
             for relative in record["files"]:
                 theirs = locate(part, relative, record["fingerprint"])
                 if theirs is not None and locate(out, relative, record["fingerprint"]) is None:

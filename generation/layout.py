@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from reasonaudio_dataset.card import CARD_RECORD, RECORDS, load_records, record_files
-from reasonaudio_dataset.schema import CONDITION_CONFIG, CONFIGS, is_config
+from reasonaudio_dataset.schema import CONDITION_CONFIG, CONFIGS, check_data_file, is_config
 
 CARD = "README.md"
 CONFIG_NAME = "|".join(CONFIGS + (CONDITION_CONFIG.pattern.strip("^$"),))
@@ -114,4 +114,6 @@ def publishable_files(out: Path) -> list[str]:
     records = [f"{RECORDS}/{CARD_RECORD}"] if (out / RECORDS / CARD_RECORD).is_file() else []
     records += [path.relative_to(out).as_posix() for path in record_files(out).values()]
     data = sorted({f for record in load_records(out).values() for f in record["files"]})
+    for relative in data:
+        check_data_file(relative, f"a record in {out / RECORDS}")
     return [CARD] + records + data

@@ -24,7 +24,7 @@ from scipy.stats import chisquare
 from tqdm.auto import tqdm
 
 from reasonaudio_dataset.card import RECORDS, card_repo, record_files, render_card
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, data_file
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, check_data_file, data_file
 
 from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
                    from_pcm16, longest_inaudible, seam_dip_db)
@@ -127,6 +127,11 @@ def _card_findings(out: Path) -> list[str]:
 def _file_findings(out: Path, record: dict) -> list[str]:
     findings = []
     for relative in record["files"]:
+        try:
+            check_data_file(relative, "the split's record")
+        except ValueError as error:
+            findings.append(str(error))
+            continue
         path = out / relative
         if not path.is_file():
             findings.append(f"{relative} is missing")

@@ -52,6 +52,19 @@ def is_config(name: str) -> bool:
     return name in CONFIGS or bool(CONDITION_CONFIG.match(name))
 
 
+DATA_FILE = re.compile(r"^(?P<config>[a-z][a-z0-9_]*)/(?P<split>[a-z]+)-\d{5}-of-\d{5}\.parquet$")
+
+
+def check_data_file(relative, where: str) -> None:
+    """A data file a record names is one of the published layout (CONFIG/SPLIT-NNNNN-of-NNNNN.parquet, inside the
+    folder): a record naming `../..`, an absolute path or anything else would have merge write, and publish
+    upload, a file outside the build. A one-line error naming `where` (the record) otherwise."""
+    found = DATA_FILE.match(relative) if isinstance(relative, str) else None
+    if found is None or not is_config(found["config"]):
+        raise ValueError(f"{where} names {relative!r} among its files: not a data file of a build "
+                         "(CONFIG/SPLIT-00000-of-00001.parquet); the record is damaged or not ReasonAudio's")
+
+
 def features(config: str) -> Features:
     return FEATURES["corpus" if CONDITION_CONFIG.match(config) else config]
 

@@ -124,6 +124,33 @@ def test_sharded_jobs_merge_into_the_same_corpus(tmp_path, several_files):
     assert same_tree(tmp_path / "whole", tmp_path / "merged")
 
 
+def test_merge_refuses_a_part_whose_record_names_a_file_outside_the_build(tmp_path, capsys):
+    """A part's plan record whose files hold `../../..` had merge write outside --out; validate and publish
+    then took it as the build's."""
+    import json
+    import shutil
+
+    from reasonaudio.generation.layout import publishable_files
+
+    record = generate(small_config(tmp_path / "job", queries_per_task=2, num_shards=2, shard_index=0))
+    plan = tmp_path / "job" / ".reasonaudio" / "test.plan.json"
+    planned = json.loads(plan.read_text())
+    planned["files"][0] = "../../escaped.parquet"
+    plan.write_text(json.dumps(planned))
+    shutil.copy(tmp_path / "job" / record["files"][1], tmp_path / "escaped.parquet")
+    assert main(["merge", str(tmp_path / "merged" / "a"), str(tmp_path / "job")]) == 2
+    assert "not a data file of a build" in capsys.readouterr().err
+    assert not (tmp_path / "merged").exists() or not list((tmp_path / "merged").rglob("escaped*"))
+    finished = tmp_path / "finished"
+    generate(small_config(finished, queries_per_task=2))
+    done = json.loads((finished / ".reasonaudio" / "test.json").read_text())
+    done["files"].append("../outside.parquet")
+    (finished / ".reasonaudio" / "test.json").write_text(json.dumps(done))
+    assert any("not a data file of a build" in finding for finding in validate(finished))
+    with pytest.raises(ValueError, match="not a data file of a build"):
+        publishable_files(finished)
+
+
 def test_other_parameters_never_mix_into_a_folder(tmp_path, small_corpus, several_files):
     generate(small_config(tmp_path / "a"))
     with pytest.raises(FileExistsError, match="different"):

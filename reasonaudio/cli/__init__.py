@@ -78,7 +78,10 @@ def _runs_folder(args) -> str:
 
 
 def _run_demo(args) -> int:
+    from reasonaudio.generation.layout import check_output_folder
+
     configs = _demo_configs(args)
+    check_output_folder(args.out)                               # an empty --out, a file: before the runs folder
     runs = _runs_folder(args)
     check_out(runs, args.out, BASELINE_FILES, overwrite=True)    # not inside the corpus: before any work
     if not args.quiet:
