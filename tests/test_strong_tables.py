@@ -72,6 +72,23 @@ def lines_first(standin) -> str:
     return (standin / "labels.tsv").read_text().splitlines()[1].split("\t")[0]
 
 
+def test_labels_differing_only_in_unicode_form_or_invisible_characters_are_one_class(standin, tmp_path):
+    """'café' in NFC and NFD, 'knocks' and 'knocks' + a zero-width space were two classes with one visible name:
+    "A café, without a café"."""
+    import unicodedata
+
+    def variants(lines):
+        lines = _replace_label(lines, "knocks", "café")
+        lines = _replace_label(lines, "café", unicodedata.normalize("NFD", "café"), 2)
+        return _replace_label(lines, "low_hum", "low_hum\u200b", 2)
+
+    table = _table(standin, tmp_path, variants)
+    found = {e.label for r in open_source(f"strong:{standin}?labels={table}") for e in r.events}
+    assert "café" in found and "low_hum" in found
+    assert len(found) == len({unicodedata.normalize("NFKC", label).replace("\u200b", "") for label in found})
+    assert all(label == unicodedata.normalize("NFC", label) and "\u200b" not in label for label in found)
+
+
 def test_labels_differing_in_case_or_underscore_are_one_class(standin, tmp_path):
     original = {e.label for r in open_source(f"strong:{standin}?labels=labels.tsv") for e in r.events}
     table = _table(standin, tmp_path, lambda lines: _replace_label(_replace_label(lines, "knocks", "Knocks", 2),

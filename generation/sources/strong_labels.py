@@ -32,6 +32,7 @@ import json
 import math
 import posixpath
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -50,9 +51,18 @@ NATURAL_KIND = "strong"          # the source kind that makes a build natural
 DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")    # what a time is (not Python's 0_1, inf or nan)
 
 
+def visible(name: str) -> str:
+    """A label as it reads: Unicode in one form (NFKC: 'café' typed either way is one word), no zero-width or
+    control characters, white space folded to single spaces. Two spellings that look alike are then one class."""
+    name = "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) not in ("Cf", "Cc")
+                   or c in "\t\n")
+    return " ".join(name.split())
+
+
 def class_key(name: str) -> str:
-    """What a class name says, however written: case and `_` for a space aside ('Low_hum' = 'low hum')."""
-    return " ".join(re.split(r"[_\s]+", name.strip())).casefold()
+    """What a class name says, however written: case, `_` for a space and invisible differences aside
+    ('Low_hum' = 'low hum'; `visible`)."""
+    return " ".join(re.split(r"[_\s]+", visible(name))).casefold()
 
 
 class ClassNames(frozenset):
@@ -135,6 +145,7 @@ def _recording_path(folder: Path, layout: str, name: str) -> Path | None:
 
 
 def _label(text: str, where: str) -> str:
+    text = visible(text)
     if not text:
         raise BadRecording(f"{where}: no event label")
     for mark, meaning in (('"', "a quote (the table is TSV: nothing is quoted)"),
