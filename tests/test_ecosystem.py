@@ -267,3 +267,26 @@ def test_cosine_is_the_same_at_any_scale_of_the_features(small_corpus, tmp_path,
                             ids, clips * min(scale, 1e25))
     assert torch.allclose(open_system(f"embeddings:{large}").similarity(data),
                           open_system(f"embeddings:{plain}").similarity(data), atol=1e-6)
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".parquet"])
+def test_embeddings_of_one_build_are_refused_on_another(small_corpus, tmp_path, capsys, suffix):
+    """Vectors saved on one build scored another (regenerated with another seed: the same ids) with exit 0."""
+    from reasonaudio.generation.pipeline import generate
+
+    from .conftest import small_config
+
+    data, toy = EvalData.load(str(small_corpus)), toy_encoder.build()
+    queries = toy.encode_text(list(data.queries["text"]))
+    clips = np.concatenate(list(map(toy.encode_audio, data.audio_batches(16000, 32, progress=False))))
+    path = save_embeddings(tmp_path / f"vectors{suffix}", data.queries["query_id"], queries, data.corpus["clip_id"],
+                           clips, build=str(small_corpus))
+    assert main(["evaluate", "--data", str(small_corpus), "--model", f"embeddings:{path}", "--bootstrap", "0",
+                 "--quiet", "--out", str(tmp_path / "same")]) == 0
+    other = tmp_path / "other"
+    generate(small_config(other, seed=11))
+    assert set(EvalData.load(str(other)).queries["query_id"]) == set(data.queries["query_id"])
+    capsys.readouterr()
+    assert main(["evaluate", "--data", str(other), "--model", f"embeddings:{path}", "--bootstrap", "0", "--quiet",
+                 "--out", str(tmp_path / "other-run")]) == 2
+    assert "holds vectors of another build" in capsys.readouterr().err

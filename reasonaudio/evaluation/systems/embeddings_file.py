@@ -1,6 +1,7 @@
 """`embeddings:FILE`: precomputed embeddings, from any framework, scored without writing Python.
 
-FILE is `.npz` or `.parquet`, written by `evaluation.save_embeddings` or by hand:
+FILE is `.npz` or `.parquet`, written by `reasonaudio.evaluation.save_embeddings` (which stores the plan
+fingerprint of the build the vectors are of, so that another build is refused) or by hand:
 
 * `.npz`: arrays `query_id` (strings), `query_embedding` (queries x width), `clip_id`, `clip_embedding`
   (clips x width);
@@ -12,6 +13,7 @@ cosine similarities, as for every embedding model.
 """
 from __future__ import annotations
 
+import logging
 import zipfile
 from pathlib import Path
 
@@ -20,17 +22,32 @@ import torch
 
 from reasonaudio.models.scoring import VectorSystem, unit_rows
 
+log = logging.getLogger(__name__)
 
-def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings) -> Path:
-    """Write embeddings in the format `--model embeddings:FILE` reads (.npz or .parquet, by suffix)."""
+
+def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings, build: str | None = None,
+                    split: str = "test") -> Path:
+    """Write embeddings in the format `--model embeddings:FILE` reads (.npz or .parquet, by suffix).
+
+    Args:
+        path: the file to write (.npz or .parquet).
+        query_ids, query_embeddings: one vector per query id; clip_ids, clip_embeddings: one per clip id.
+        build, split: the build (folder or Hub id) and split the vectors were computed on: its plan fingerprint is
+            stored, and scoring the file on another build (regenerated with another seed: the same ids, other
+            clips) is refused. Without it the file cannot be checked, and evaluate warns.
+
+    Returns:
+        The path written.
+    """
     path = Path(path)
     queries, clips = np.asarray(query_embeddings, np.float32), np.asarray(clip_embeddings, np.float32)
     query_ids, clip_ids = list(query_ids), list(clip_ids)
     _check_rows("query", query_ids, queries, path)
     _check_rows("clip", clip_ids, clips, path)
+    fingerprint = _fingerprint_of(build, split) if build is not None else ""
     if path.suffix == ".npz":
         np.savez(path, query_id=np.asarray(query_ids, str), query_embedding=queries,
-                 clip_id=np.asarray(clip_ids, str), clip_embedding=clips)
+                 clip_id=np.asarray(clip_ids, str), clip_embedding=clips, build_fingerprint=np.asarray(fingerprint))
     elif path.suffix == ".parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -40,7 +57,7 @@ def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings
             "query_id": pa.array(list(query_ids) + [None] * len(clips), pa.string()),
             "clip_id": pa.array([None] * len(queries) + list(clip_ids), pa.string()),
             "embedding": pa.array(list(queries) + list(clips), pa.list_(pa.float32()), size=rows),
-        }), path)
+        }).replace_schema_metadata({BUILD_KEY: fingerprint}), path)
     else:
         raise ValueError(f"embeddings file {path}: use a .npz or .parquet suffix")
     return path
@@ -50,6 +67,32 @@ def _check_rows(kind: str, ids: list, vectors: np.ndarray, path: Path) -> None:
     if vectors.ndim != 2 or len(vectors) != len(ids) or not ids:
         raise ValueError(f"embeddings {path}: {len(ids)} {kind} ids and {kind} vectors of shape {vectors.shape}; "
                          "expected one vector (a row) per id, at least one")
+
+
+BUILD_KEY = "reasonaudio_build_fingerprint"    # Parquet metadata (an .npz holds the array build_fingerprint)
+
+
+def _fingerprint_of(build: str, split: str) -> str:
+    from reasonaudio_dataset.identity import read_record
+
+    fingerprint = read_record(build, split).get("fingerprint")
+    if not fingerprint:
+        raise ValueError(f"build={build!r}: no split {split!r} generated there (no record): name the build the "
+                         "vectors were computed on")
+    return fingerprint
+
+
+def stored_build(path) -> str | None:
+    """The plan fingerprint of the build a file's vectors were computed on (`save_embeddings(build=...)`), or None."""
+    path = Path(path)
+    if path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as arrays:
+            found = str(arrays["build_fingerprint"]) if "build_fingerprint" in arrays.files else ""
+    else:
+        import pyarrow.parquet as pq
+
+        found = (pq.read_schema(path).metadata or {}).get(BUILD_KEY.encode(), b"").decode()
+    return found or None
 
 
 def load_embeddings(path) -> dict[str, tuple[list[str], np.ndarray]]:
@@ -99,7 +142,19 @@ def load_embeddings(path) -> dict[str, tuple[list[str], np.ndarray]]:
 
 class PrecomputedEmbeddings(VectorSystem):
     def __init__(self, path: str):
-        self.name, self.stored = f"embeddings:{path}", load_embeddings(path)
+        self.name, self.path, self.stored = f"embeddings:{path}", path, load_embeddings(path)
+
+    def _check_build(self, data) -> None:
+        """Vectors of one build score no other: regenerated with another seed, a build keeps its ids."""
+        from reasonaudio_dataset.identity import read_record
+
+        stored, scored = stored_build(self.path), read_record(data.source, data.split).get("fingerprint")
+        if stored is None:
+            log.warning("%s names no build (save_embeddings(..., build=BUILD) stores it): it is scored as if its "
+                        "vectors were computed on %s", self.name, data.source)
+        elif scored is not None and stored != scored:
+            raise ValueError(f"{self.name} holds vectors of another build (plan {stored}) than {data.source} "
+                             f"(plan {scored}; regenerated?): encode this build again")
 
     def _aligned(self, kind: str, wanted: list[str]) -> torch.Tensor:
         ids, vectors = self.stored[kind]
@@ -119,6 +174,7 @@ class PrecomputedEmbeddings(VectorSystem):
         if data.acoustics is not None:   # every condition's clips share their ids: the file cannot say which it holds
             raise ValueError(f"{self.name} scores the vectors in the file, whatever the acoustic condition: leave out "
                              "--acoustics and pass the file computed on that condition's clips")
+        self._check_build(data)
         queries = self._aligned("query", list(data.queries["query_id"]))
         clips = self._aligned("clip", list(data.corpus["clip_id"]))
         if queries.shape[1] != clips.shape[1]:
