@@ -92,6 +92,9 @@ def check_output_folder(out: str | Path, force: bool = False) -> None:
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ForeignFiles(f"{out} is a file, not a folder; choose another --out")
+    blocking = next((folder for folder in out.parents if folder.exists() and not folder.is_dir()), None)
+    if blocking is not None:                  # found before planning, not as [Errno 20] after it
+        raise ForeignFiles(f"--out {out}: {blocking} is a file, so no folder can be made inside it")
     foreign, strays = survey(out)
     if strays:
         raise ForeignFiles(f"{out} holds data files that no ReasonAudio record declares ({_listing(strays)}); "

@@ -71,7 +71,10 @@ def write_standin(folder: str | Path, recordings: int = 120, seconds: float = 10
     for index in tqdm(range(recordings), desc="stand-in recordings", unit="recording", disable=not progress):
         name = f"Ystandin{index:04d}_0"
         events = _timeline(rng, bank, vocabulary, seconds)
-        soundfile.write(folder / f"{name}.wav", np.clip(render(tuple(events), bank, seconds), -1, 1), RATE)
+        try:
+            soundfile.write(folder / f"{name}.wav", np.clip(render(tuple(events), bank, seconds), -1, 1), RATE)
+        except (soundfile.LibsndfileError, RuntimeError) as error:     # libsndfile's own error, not an OSError
+            raise OSError(f"cannot write {folder / name}.wav ({error}); is {folder} writable?") from None
         truth[name] = events
         for event in events:
             for onset, offset in _annotated(rng, event, jitter, seconds):

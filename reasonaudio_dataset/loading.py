@@ -22,6 +22,7 @@ from .identity import read_record, table_digest
 from .schema import data_pattern
 
 MIN_SAMPLING_RATE = 1000  # Hz: below it (under 500 Hz of bandwidth) no cue the tasks test survives; 0 or 1 is a slip
+MAX_SAMPLING_RATE = 384000  # Hz: above the highest rate audio is recorded at, resampling only allocates (10**9: bad_alloc)
 TABLES = ("queries", "corpus", "qrels")
 
 
@@ -64,9 +65,10 @@ def decode_audio(data: bytes, backend: str | None = None) -> tuple[np.ndarray, i
 def check_sampling_rate(sampling_rate) -> None:
     """None keeps the stored rate; anything else is a real resampling target, never silently ignored."""
     if sampling_rate is not None and (isinstance(sampling_rate, bool) or not isinstance(sampling_rate, numbers.Integral)
-                                      or sampling_rate < MIN_SAMPLING_RATE):
-        raise ValueError(f"sampling_rate must be None (the stored rate) or an integer >= {MIN_SAMPLING_RATE} Hz, got "
-                         f"{sampling_rate!r}: below 1 kHz no sound of the benchmark keeps its cues")
+                                      or not MIN_SAMPLING_RATE <= sampling_rate <= MAX_SAMPLING_RATE):
+        raise ValueError(f"sampling_rate must be None (the stored rate) or an integer from {MIN_SAMPLING_RATE} to "
+                         f"{MAX_SAMPLING_RATE:,} Hz, got {sampling_rate!r}: below 1 kHz no sound of the benchmark keeps "
+                         "its cues, and above the highest rate audio is recorded at the clips only grow")
 
 
 def audio_decoder(sampling_rate: int | None = None, backend: str | None = None):

@@ -346,3 +346,16 @@ def test_a_positive_is_busier_than_its_version_as_often_as_less_busy():
     busier, less = (np.array(signs) > 0).sum(0), (np.array(signs) < 0).sum(0)
     assert (np.abs(busier - less) <= 2).all(), (busier, less)   # taken as found: 22 to 8 by each
 
+
+
+def test_a_standin_that_cannot_be_written_is_one_line_naming_the_file(tmp_path, capsys, monkeypatch):
+    """libsndfile's own error (a read-only or full folder) was a traceback."""
+    import soundfile
+
+    def refused(path, *args, **kwargs):
+        raise soundfile.LibsndfileError(2, f"Error opening {str(path)!r}: ")
+
+    monkeypatch.setattr(soundfile, "write", refused)
+    assert main(["standin", str(tmp_path / "st"), "--recordings", "2"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]          # after the progress bar, on a line of its own
+    assert error.startswith("reasonaudio standin: cannot write") and "writable" in error

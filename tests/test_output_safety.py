@@ -145,3 +145,9 @@ def test_a_sound_silenced_by_resampling_is_a_bad_source(tmp_path):
         build_bank(f"folder:{tmp_path}", split=None, count=2, sample_rate=8000, progress=False)
     bank = build_bank(f"folder:{tmp_path}", split=None, count=2, sample_rate=16000, progress=False)
     assert len(bank.sounds) == 2
+
+
+def test_an_out_below_a_file_is_refused_before_planning(tmp_path, capsys):
+    (tmp_path / "afile").write_text("mine")
+    code, err = run(capsys, "generate", "--out", str(tmp_path / "afile" / "sub"), *TINY)
+    assert code == 2 and "afile is a file, so no folder can be made inside it" in err and len(err.splitlines()) == 1

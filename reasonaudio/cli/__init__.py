@@ -145,8 +145,17 @@ def main(argv=None) -> int:
     except (ValueError, OSError) as error:   # bad input: one line naming the cause (the traceback with --debug)
         if args.debug:
             raise
+        _close_progress_bars()
         print(f"reasonaudio {args.command}: {error}", file=sys.stderr)
         return 2
+
+
+def _close_progress_bars() -> None:
+    """Close the progress bars an error left open, so that its message starts a line of its own."""
+    from tqdm import tqdm
+
+    for bar in list(getattr(tqdm, "_instances", ())):
+        bar.close()
 
 
 def entry() -> int:
