@@ -179,6 +179,7 @@ def test_a_run_killed_before_its_first_save_or_after_its_last_finishes_on_rerun(
 @pytest.mark.parametrize("edit, said", [
     (lambda config: [config], "it holds a JSON list, where reasonaudio writes an object"),
     (lambda config: {**config, "layers_of_tomorrow": 3}, "has settings this version does not know (layers_of_tomorrow)"),
+    (lambda config: {**config, "width": 2 ** 40}, "sets width = 1.09951e+12, beyond any size a model is built at"),
 ])
 def test_a_model_folder_whose_config_is_not_this_versions_is_one_line(trained, training_splits, tmp_path, capsys,
                                                                       edit, said):

@@ -70,4 +70,18 @@ def read_json(path: Path, remedy: str, config=None) -> dict:
     if unknown:
         raise ValueError(f"{path} has settings this version does not know ({', '.join(unknown)}): written by "
                          f"another version, or edited; {remedy}")
+    if config:
+        _check_sizes(path, found, remedy)
     return found
+
+
+MAX_SIZE = 1 << 20    # any size a model's settings give (a width, a count of layers): far above any trained model's
+
+
+def _check_sizes(path: Path, settings: dict, remedy: str) -> None:
+    """Every number in a model's settings is a size it can be built at, checked before anything is allocated: an
+    edited or damaged file once asked for 116 PiB."""
+    for name, value in settings.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= MAX_SIZE:
+            raise ValueError(f"{path} sets {name} = {value:g}, beyond any size a model is built at (at most "
+                             f"{MAX_SIZE:,}); the file is damaged or edited; {remedy}")
