@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from reasonaudio_dataset.folders import record_files
+from reasonaudio_dataset.folders import folder_source, record_files
 
 from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
 from .profiles import PROFILES
@@ -157,12 +157,25 @@ class GenerateConfig:
             recorded = json.loads(path.read_text())["parameters"] if path else None
         except (OSError, ValueError, KeyError, TypeError):
             return                                  # a damaged record: the stamps decide (validate reports it)
+        others = {split: path for split, path in {**record_files(Path(self.out), planned=True),
+                                                  **record_files(Path(self.out))}.items() if split != self.split}
+        theirs = folder_source(others)
+        if theirs is not None and _recordings_of(theirs) != _recordings_of(self.source):
+            raise ValueError(f"{self.out} holds splits built from {theirs}: a folder holds one source, and this "
+                             f"split's is {self.source}; pass --source with theirs, or choose another --out")
         content = json.loads(json.dumps(self.content()))
         if isinstance(recorded, dict) and recorded != content:
             changed = ", ".join(f"{name} {recorded.get(name)!r} there, {content.get(name)!r} now"
                                 for name in sorted(set(recorded) | set(content)) if recorded.get(name) != content.get(name))
             raise FileExistsError(f"{self.out}: its split {self.split!r} belongs to a different corpus ({changed}); "
                                   "choose another --out, or repeat that split's command to resume it")
+
+
+def _recordings_of(source: str) -> str:
+    """A source less its `as_split` option: the recordings themselves, which one folder's splits all draw on."""
+    kind, _, query = source.partition("?")
+    kept = "&".join(part for part in query.split("&") if part and not part.startswith("as_split="))
+    return f"{kind}?{kept}" if kept else kind
 
 
 def parse_executor(text: str) -> tuple[str, str | None]:

@@ -5,8 +5,10 @@ may go (never into a build's folder, whose files are the dataset)."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
+import shlex
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,14 +38,37 @@ def check_data(data: str, splits: tuple[str, ...] = ()) -> None:
     if not (finished or begun or (folder / "README.md").is_file()):
         raise ValueError(not_a_corpus(folder))
     for split in splits:
+        if split not in SPLITS:
+            raise ValueError(f"unknown split {split!r}: a build's splits are {list(SPLITS)}")
         if split in finished:
             continue
         if split in begun:
             raise ValueError(f"{data}: split {split!r} is incomplete (its generation was interrupted); run the "
                              f"same `reasonaudio generate --out {data} --split {split} ...` command again to resume it")
         if finished:
-            raise ValueError(f"{data} has no split {split!r}; it has {sorted(finished)} (make it with "
-                             f"`reasonaudio generate --out {data} --split {split}`)")
+            raise ValueError(f"{data} has no split {split!r}; it has {sorted(finished)} "
+                             f"({_how_to_make(folder, split, record_files(folder))})")
+
+
+def folder_source(records: dict[str, Path]) -> str | None:
+    """The source a folder's splits are built from (a folder holds one), from its records; None if unreadable."""
+    for path in records.values():
+        try:
+            return json.loads(path.read_text())["parameters"]["source"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
+def _how_to_make(folder: Path, split: str, records: dict[str, Path]) -> str:
+    """A command that makes `split` in `folder` as printed, with the folder's own source; or, where that source
+    takes every recording into one split (`as_split`), where the split has to come from instead."""
+    source = folder_source(records)
+    if source is not None and "as_split=" in source:
+        return (f"its source {source} puts every recording in one split, so another split needs other recordings: "
+                "generate it into a folder of its own, with as_split naming it")
+    given = "" if source in (None, "synthetic:") else f" --source {shlex.quote(source)}"
+    return f"make it with `reasonaudio generate --out {shlex.quote(str(folder))} --split {split}{given}`"
 
 
 def not_a_corpus(folder: Path) -> str:

@@ -307,7 +307,8 @@ def test_the_common_slips_are_refused_before_torch_or_datasets_load(small_corpus
               "nosuchdir: no such folder (and not a Hub dataset id, which reads ORG/NAME)"),
              (["evaluate", "--data", "nosuchdir", "--model", "oracle", "--out", out], "nosuchdir: no such folder"),
              (["train", "--data", data, "--out", out], f"{data} has no split 'train'; it has ['test'] (make it with "
-                                                       f"`reasonaudio generate --out {data} --split train`)"),
+                                                       f"`reasonaudio generate --out {data} --split train --source "
+                                                       "'synthetic:?variants=12'`)"),
              (["generate", "--out", data, "--queries-per-task", "5", "--sample-rate", "16000"],
               "its split 'test' belongs to a different corpus (atomic_sounds 96 there, 200 now, candidates 6 there, 10 now"),
              (["evaluate", "--data", data, "--model", "nosuch", "--out", out], "unknown model 'nosuch'"),
@@ -380,3 +381,50 @@ def test_every_numeric_option_is_bounded_to_what_audio_and_memory_allow(training
              "compare": [str(tmp_path), str(tmp_path)], "train": ["--data", data, "--out", out]}[command]
     _fails(capsys, [command, *where, *options, *(["--quiet"] if command != "compare" else [])], message)
     assert not (tmp_path / "out").exists()
+
+
+def _hint(error: str) -> list[str] | None:
+    """The command a one-line error suggests (between backticks), as words, if any."""
+    import re
+    import shlex
+
+    found = re.search(r"`(reasonaudio [^`]+)`", error)
+    return shlex.split(found.group(1))[1:] if found else None
+
+
+def test_every_hint_to_make_a_split_parses_and_keeps_the_folders_source(small_corpus, tmp_path, capsys):
+    """A natural folder's hint once wrote a full-size synthetic train split into it; `--split dev` was suggested."""
+    import json
+    import shutil
+
+    from reasonaudio_dataset.folders import check_data
+
+    parser, _ = build_parser()
+    with pytest.raises(ValueError) as refused:
+        check_data(str(small_corpus), ("train",))
+    words = _hint(str(refused.value))
+    parser.parse_args(words)                                       # it parses: every option is a real one
+    assert words[words.index("--source") + 1] == "synthetic:?variants=12"
+    with pytest.raises(ValueError, match="unknown split 'dev'"):
+        check_data(str(small_corpus), ("dev",))
+    natural = tmp_path / "natural"
+    shutil.copytree(small_corpus, natural)
+    record = natural / ".reasonaudio" / "test.json"
+    written = json.loads(record.read_text())
+    written["parameters"]["source"] = "strong:st2?labels=audioset.tsv&as_split=test"
+    record.write_text(json.dumps(written))
+    with pytest.raises(ValueError) as refused:
+        check_data(str(natural), ("train",))
+    assert _hint(str(refused.value)) is None and "needs other recordings" in str(refused.value)
+
+
+def test_a_folder_holds_one_source(small_corpus, tmp_path, capsys):
+    """`generate --out FOLDER --split train` with the default source into a folder of another source is refused
+    before any work, not built beside it (validate then said valid)."""
+    import shutil
+
+    folder = tmp_path / "build"
+    shutil.copytree(small_corpus, folder)
+    _fails(capsys, ["generate", "--out", str(folder), "--split", "train", "--queries-per-task", "2", "--quiet"],
+           "holds splits built from synthetic:?variants=12: a folder holds one source")
+    assert not (folder / ".reasonaudio" / "train.plan.json").exists()
