@@ -95,6 +95,11 @@ def check_output_folder(out: str | Path, force: bool = False) -> None:
     blocking = next((folder for folder in out.parents if folder.exists() and not folder.is_dir()), None)
     if blocking is not None:                  # found before planning, not as [Errno 20] after it
         raise ForeignFiles(f"--out {out}: {blocking} is a file, so no folder can be made inside it")
+    linked = sorted(entry.name for entry in out.iterdir() if entry.is_symlink() and (entry.name == RECORDS
+                    or is_config(entry.name))) if out.is_dir() else []
+    if linked:                                # written through, the build's files would land outside --out
+        raise ForeignFiles(f"{out}/{linked[0]} is a link: generate writes a build's folders only inside --out, "
+                           "never through a link; replace it with a folder or choose another --out")
     foreign, strays = survey(out)
     if strays:
         raise ForeignFiles(f"{out} holds data files that no ReasonAudio record declares ({_listing(strays)}); "

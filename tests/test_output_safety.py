@@ -151,3 +151,13 @@ def test_an_out_below_a_file_is_refused_before_planning(tmp_path, capsys):
     (tmp_path / "afile").write_text("mine")
     code, err = run(capsys, "generate", "--out", str(tmp_path / "afile" / "sub"), *TINY)
     assert code == 2 and "afile is a file, so no folder can be made inside it" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["corpus", ".reasonaudio"])
+def test_a_linked_build_folder_inside_out_is_refused_not_written_through(tmp_path, capsys, name):
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / name).symlink_to(elsewhere, target_is_directory=True)
+    code, err = run(capsys, "generate", "--out", str(out), *TINY)
+    assert code == 2 and f"{name} is a link" in err and list(elsewhere.iterdir()) == []
