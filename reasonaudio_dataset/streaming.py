@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import datasets
 import numpy as np
 
-from .loading import audio_decoder, check_source, corpus_of, load_table
+from .loading import audio_decoder, check_source, corpus_of, damaged_file, load_table
 
 DECODE_BATCH = 16   # clips a streamed corpus decodes at a time (16 x 10 s at 48 kHz: 31 MB)
 
@@ -27,7 +27,11 @@ class StreamedSplit:
 
 
 def stream_table(path_or_repo: str, table: str, split: str) -> datasets.IterableDataset:
-    """One table, streamed: one shard per Parquet file; a table that cannot be opened is a one-line error."""
+    """One table, streamed: one shard per Parquet file; a table that cannot be opened, or a local file that is
+    damaged (truncated: read as it streams, it failed mid-way naming no file), is a one-line error."""
+    problem = damaged_file(path_or_repo, table, split)
+    if problem:
+        raise ValueError(f"{problem}; `reasonaudio validate {path_or_repo}` lists every problem")
     try:
         return datasets.load_dataset(path_or_repo, table, split=split, streaming=True)
     except (ValueError, OSError) as error:

@@ -1,6 +1,7 @@
 """Streaming into a DataLoader with two workers: raw `load_dataset(streaming=True)`, `stream_reasonaudio`
 and `StreamingTriplets` give what the map-style loaders give."""
 import shutil
+from pathlib import Path
 
 import datasets
 import numpy as np
@@ -122,3 +123,12 @@ def test_streaming_triplets_refuse_a_corpus_whose_groups_are_not_consecutive(sma
     pq.write_table(table.take(order), path, row_group_size=100)
     with pytest.raises(ValueError, match="rows of query .* are not consecutive"):
         list(StreamingTriplets(str(folder), split="test"))
+
+
+def test_a_truncated_file_is_one_line_naming_it_before_streaming(small_corpus, tmp_path):
+    """Read as it streamed, a truncated Parquet file failed mid-way with ArrowInvalid naming `<Buffer>`."""
+    copy = Path(shutil.copytree(small_corpus, tmp_path / "copy"))
+    damaged = sorted(copy.glob("corpus/test-*.parquet"))[0]
+    damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    with pytest.raises(ValueError, match=f"{damaged} is damaged .*reasonaudio validate"):
+        stream_reasonaudio(str(copy), split="test")
