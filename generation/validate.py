@@ -629,7 +629,18 @@ def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: b
         except Exception as error:  # a tampered folder can break any assumption: a finding, never a traceback
             problems = [f"cannot be checked further: {type(error).__name__}: {error} (the tables are malformed)"]
         findings += [f"[{split}] {p}" for p in problems]
-    return findings + _leak_findings(out, records)
+    return _once(findings + _leak_findings(out, records))
+
+
+def _once(findings: list[str]) -> list[str]:
+    """Each finding once: a damaged file is found by two checks (its footer, its table), in other words."""
+    seen, kept = set(), []
+    for finding in findings:
+        key = finding.split(" (")[0] if "unreadable Parquet" in finding else finding
+        if key not in seen:
+            seen.add(key)
+            kept.append(finding)
+    return kept
 
 
 def _leak_findings(out: Path, records: dict[str, dict]) -> list[str]:
