@@ -98,18 +98,20 @@ LOCK = ".reasonaudio-lock"    # the file a run holds (flock) while it writes int
 
 
 @contextmanager
-def held(out: str | Path):
+def held(out: str | Path, name: str = LOCK, wait: bool = False, busy: str | None = None):
     """Hold the folder `out` for one run, from its first to its last write: a second run into it (evaluate,
-    compare, baselines, train) stops at once with a one-line error. An advisory lock, released by the kernel when
-    a run dies; the folders this creates are removed again when the run leaves them empty."""
+    compare, baselines, train) stops at once with a one-line error (`busy`, or a general one), or, with `wait`,
+    waits its turn. An advisory lock on the file `name` in `out`, released by the kernel when a run dies; the
+    folders this creates are removed again when the run leaves them empty."""
     out = Path(out)
     created = [folder for folder in (out, *out.parents) if not folder.exists()]
     out.mkdir(parents=True, exist_ok=True)
-    lock = _lock(out)
+    lock = _lock(out / name, wait, busy or f"{out} is being written by another run right now; wait for it to "
+                                           "finish or choose another --out")
     try:
         yield out
     finally:
-        (out / LOCK).unlink(missing_ok=True)
+        (out / name).unlink(missing_ok=True)
         os.close(lock)
         for folder in created:          # innermost first
             if any(folder.iterdir()):
@@ -117,18 +119,16 @@ def held(out: str | Path):
             folder.rmdir()
 
 
-def _lock(out: Path) -> int:
-    """An exclusive flock on OUT/.reasonaudio-lock, the file checked to be the one locked (a run finishing
-    unlinks it; a run that opened the old file retries on the new one)."""
-    path = out / LOCK
+def _lock(path: Path, wait: bool, busy: str) -> int:
+    """An exclusive flock on `path`, the file checked to be the one locked (a run finishing unlinks it; a run
+    that opened the old file retries on the new one)."""
     while True:
         handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             os.close(handle)
-            raise FileExistsError(f"{out} is being written by another run right now; wait for it to finish or "
-                                  "choose another --out") from None
+            raise FileExistsError(busy) from None
         try:
             if os.fstat(handle).st_ino == os.stat(path).st_ino:
                 return handle
