@@ -160,9 +160,9 @@ class GenerateConfig:
         others = {split: path for split, path in {**record_files(Path(self.out), planned=True),
                                                   **record_files(Path(self.out))}.items() if split != self.split}
         theirs = folder_source(others)
-        if theirs is not None and _recordings_of(theirs) != _recordings_of(self.source):
-            raise ValueError(f"{self.out} holds splits built from {theirs}: a folder holds one source, and this "
-                             f"split's is {self.source}; pass --source with theirs, or choose another --out")
+        if theirs is not None and _kind(theirs) != _kind(self.source):
+            raise ValueError(f"{self.out} holds splits built from {theirs}: a folder holds one kind of source, and "
+                             f"this split's is {self.source}; pass --source of that kind, or choose another --out")
         content = json.loads(json.dumps(self.content()))
         if isinstance(recorded, dict) and recorded != content:
             changed = ", ".join(f"{name} {recorded.get(name)!r} there, {content.get(name)!r} now"
@@ -171,11 +171,10 @@ class GenerateConfig:
                                   "choose another --out, or repeat that split's command to resume it")
 
 
-def _recordings_of(source: str) -> str:
-    """A source less its `as_split` option: the recordings themselves, which one folder's splits all draw on."""
-    kind, _, query = source.partition("?")
-    kept = "&".join(part for part in query.split("&") if part and not part.startswith("as_split="))
-    return f"{kind}?{kept}" if kept else kind
+def _kind(source: str) -> str:
+    """A source's kind (synthetic, esc50, strong, csv, ...): one folder's splits are all of one kind, so that a
+    command that leaves out --source (the built-in bank) never adds a synthetic split to a natural build."""
+    return source.partition(":")[0]
 
 
 def parse_executor(text: str) -> tuple[str, str | None]:

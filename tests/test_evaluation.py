@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from reasonaudio.evaluation.cli import BASELINES
+from reasonaudio.evaluation.cli import BASELINE_FILES, BASELINES
 from reasonaudio.evaluation.runner import evaluate_encoders, run
 from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.cli import main
@@ -124,7 +124,8 @@ def test_shortcut_audit_trains_on_the_train_split_and_gives_its_verdict(with_tra
     assert "| oracle | 100.0 [100.0, 100.0]" in said.out
     assert f"intervals in {out / 'baselines.json'}" in said.out and (out / "baselines.json").is_file()
     closing = said.out.strip().splitlines()[-1]
-    assert closing.startswith(f"wrote {out / 'baselines.json'}, {out / 'baselines.md'}, and each system's results")
+    assert closing.startswith(f"wrote {', '.join(str(out / name) for name in BASELINE_FILES)}, and each system's results")
+    assert all((out / name).is_file() for name in BASELINE_FILES)          # the tables in Markdown and CSV, the plot
     assert f"{out / 'oracle'}/" in closing and (out / "oracle" / "results.json").is_file()
 
 

@@ -392,11 +392,20 @@ def _hint(error: str) -> list[str] | None:
     return shlex.split(found.group(1))[1:] if found else None
 
 
-def test_every_hint_to_make_a_split_parses_and_keeps_the_folders_source(small_corpus, tmp_path, capsys):
-    """A natural folder's hint once wrote a full-size synthetic train split into it; `--split dev` was suggested."""
+def _built_from(build, folder, source: str):
+    """A copy of `build` whose record says it was built from `source` (what the folder checks read)."""
     import json
     import shutil
 
+    shutil.copytree(build, folder)
+    record = folder / ".reasonaudio" / "test.json"
+    record.write_text(json.dumps({**(written := json.loads(record.read_text())),
+                                  "parameters": {**written["parameters"], "source": source}}))
+    return folder
+
+
+def test_every_hint_to_make_a_split_parses_and_keeps_the_folders_source(small_corpus, tmp_path, capsys):
+    """A natural folder's hint once wrote a full-size synthetic train split into it; `--split dev` was suggested."""
     from reasonaudio_dataset.folders import check_data
 
     parser, _ = build_parser()
@@ -407,24 +416,16 @@ def test_every_hint_to_make_a_split_parses_and_keeps_the_folders_source(small_co
     assert words[words.index("--source") + 1] == "synthetic:?variants=12"
     with pytest.raises(ValueError, match="unknown split 'dev'"):
         check_data(str(small_corpus), ("dev",))
-    natural = tmp_path / "natural"
-    shutil.copytree(small_corpus, natural)
-    record = natural / ".reasonaudio" / "test.json"
-    written = json.loads(record.read_text())
-    written["parameters"]["source"] = "strong:st2?labels=audioset.tsv&as_split=test"
-    record.write_text(json.dumps(written))
+    natural = _built_from(small_corpus, tmp_path / "natural", "strong:st2?labels=audioset.tsv&as_split=test")
     with pytest.raises(ValueError) as refused:
         check_data(str(natural), ("train",))
     assert _hint(str(refused.value)) is None and "needs other recordings" in str(refused.value)
 
 
-def test_a_folder_holds_one_source(small_corpus, tmp_path, capsys):
-    """`generate --out FOLDER --split train` with the default source into a folder of another source is refused
-    before any work, not built beside it (validate then said valid)."""
-    import shutil
-
-    folder = tmp_path / "build"
-    shutil.copytree(small_corpus, folder)
+def test_a_folder_holds_one_kind_of_source(small_corpus, tmp_path, capsys):
+    """`generate --out NATURAL --split train`, --source left out, wrote a full-size synthetic train split into a
+    natural build (validate then said valid): it is refused before any work."""
+    folder = _built_from(small_corpus, tmp_path / "build", "strong:st2?labels=audioset.tsv")
     _fails(capsys, ["generate", "--out", str(folder), "--split", "train", "--queries-per-task", "2", "--quiet"],
-           "holds splits built from synthetic:?variants=12: a folder holds one source")
+           "holds splits built from strong:st2?labels=audioset.tsv: a folder holds one kind of source")
     assert not (folder / ".reasonaudio" / "train.plan.json").exists()

@@ -54,7 +54,7 @@ def test_stream_reasonaudio_gives_load_reasonaudio_rows_across_two_workers(small
         sorted(zip(whole.qrels["query_id"], whole.qrels["clip_id"]))
     with pytest.raises(ValueError, match="unknown task"):
         stream_reasonaudio(str(small_corpus), task="counting")
-    with pytest.raises(ValueError, match="integer >= 1000"):
+    with pytest.raises(ValueError, match="an integer from 1000 to"):
         stream_reasonaudio(str(small_corpus), sampling_rate=16)
     with pytest.raises(ValueError, match="is not a ReasonAudio corpus"):
         stream_reasonaudio(str(tmp_path))

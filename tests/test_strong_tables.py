@@ -5,6 +5,7 @@ silently different build. The stand-in (generation/standin.py) is written once; 
 its table."""
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -158,11 +159,9 @@ def test_a_table_from_which_no_query_can_be_planned_is_one_line(standin, tmp_pat
     assert not (tmp_path / "out" / "README.md").exists()
 
 
-@pytest.mark.parametrize("path, message", [
-    (p, "read only from the source folder") for p in ("../outside/elsewhere.wav", "../../etc/passwd", "/etc/passwd")
-])
-def test_a_recording_path_outside_the_source_folder_is_refused_unread(standin, tmp_path, capsys, monkeypatch, path,
-                                                                        message):
+def _inside_and_outside(standin, tmp_path, monkeypatch) -> tuple[Path, list[str]]:
+    """A copy of the stand-in (`inside`), a recording beside it (`outside/elsewhere.wav`), and the list of the
+    files the strong-label source opens from now on."""
     import reasonaudio.generation.sources.strong_labels as strong
 
     opened = []
@@ -172,6 +171,15 @@ def test_a_recording_path_outside_the_source_folder_is_refused_unread(standin, t
     shutil.copy(standin / "Ystandin0000_0.wav", tmp_path / "outside" / "elsewhere.wav")
     folder = tmp_path / "inside"
     shutil.copytree(standin, folder)
+    return folder, opened
+
+
+@pytest.mark.parametrize("path, message", [
+    (p, "read only from the source folder") for p in ("../outside/elsewhere.wav", "../../etc/passwd", "/etc/passwd")
+])
+def test_a_recording_path_outside_the_source_folder_is_refused_unread(standin, tmp_path, capsys, monkeypatch, path,
+                                                                        message):
+    folder, opened = _inside_and_outside(standin, tmp_path, monkeypatch)
     table = _table(standin, folder, lambda lines: [lines[0], f"{path}\t1.0\t2.0\tknocks", *lines[1:]])
     code, err, _ = _generate(capsys, tmp_path, f"strong:{folder}?labels={table}&as_split=test")
     assert code == 2 and message in err and path in err
@@ -182,15 +190,7 @@ def test_a_recording_path_outside_the_source_folder_is_refused_unread(standin, t
 def test_a_recording_behind_a_link_leaving_the_source_folder_is_refused_unread(standin, tmp_path, capsys, monkeypatch,
                                                                                link):
     """Only the path string was checked: a symlinked file or sub-folder inside the folder was read from outside."""
-    import reasonaudio.generation.sources.strong_labels as strong
-
-    opened = []
-    real = strong.read_audio_file
-    monkeypatch.setattr(strong, "read_audio_file", lambda file: opened.append(str(file)) or real(file))
-    (tmp_path / "outside").mkdir()
-    shutil.copy(standin / "Ystandin0000_0.wav", tmp_path / "outside" / "elsewhere.wav")
-    folder = tmp_path / "inside"
-    shutil.copytree(standin, folder)
+    folder, opened = _inside_and_outside(standin, tmp_path, monkeypatch)
     if link == "file":
         (folder / "linked.wav").symlink_to(tmp_path / "outside" / "elsewhere.wav")
         name = "linked.wav"

@@ -3,12 +3,12 @@ a system and its encoding (sharded, cached) are is the models layer's (models/sc
 
 
 def __getattr__(name: str):
-    """`evaluation.save_embeddings` / `load_embeddings`, imported on first use (they need torch)."""
+    """`reasonaudio.evaluation.save_embeddings` / `load_embeddings`, imported on first use (they need torch)."""
     if name in ("save_embeddings", "load_embeddings"):
         from .systems import embeddings_file   # torch: imported on first use
 
         return getattr(embeddings_file, name)
-    raise AttributeError(f"module 'evaluation' has no attribute {name!r}")
+    raise AttributeError(f"module 'reasonaudio.evaluation' has no attribute {name!r}")
 
 
 __all__ = ["save_embeddings", "load_embeddings"]

@@ -6,8 +6,8 @@ relation), through features symmetric in the mentioned sounds: how many are ther
 last, longest, shortest, loudest or most central event is one of them; how much of each fifth of the clip
 they cover; whether they are contiguous; how many unmentioned sounds come before, between and after
 them; their gains and lengths against the unmentioned ones'. A retrieval model scores each (query, clip)
-pair on its own, so it can learn exactly such a rule. Its tie on a shape is bag-of-sounds' accuracy there
-(every mentioned sound counted as wanted): beating it means where the named sounds sit gives the answer.
+pair on its own, so it can learn exactly such a rule. It is held to its count tie (`count_tie`: the best rule
+that counts how many named sounds a candidate holds): beating it means where the named sounds sit gives the answer.
 """
 from __future__ import annotations
 
