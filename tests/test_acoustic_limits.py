@@ -199,6 +199,7 @@ def _erased_or_clipped(folder, config: str) -> tuple[int, int, int]:
     ([{"Gain": {"min_gain_db": 3, "max_gain_db": 6}}, {"LowShelfFilter": {"min_gain_db": 3, "max_gain_db": 6}}], None),
     ([{"BitCrush": {"min_bit_depth": 8, "max_bit_depth": 8}}], None),
 ])
+@pytest.mark.slow
 def test_no_erased_or_clipped_annotated_sound_survives_a_build(tmp_path, transforms, refusal):
     mine = tmp_path / "mine.yaml"
     mine.write_text(yaml.safe_dump({"transforms": transforms}))

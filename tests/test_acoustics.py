@@ -125,6 +125,7 @@ def test_noise_stays_below_the_quietest_sound_as_the_chain_leaves_it():
         GroupChain(condition, 0, rate, rate, [rumble, whistle])
 
 
+@pytest.mark.slow
 def test_a_bank_sound_a_condition_would_hide_is_left_out_and_listed(tmp_path):
     record = generate(small_config(tmp_path / "tel", queries_per_task=2, acoustics=("telephone",)))
     skipped = {s["reason"] for s in record["skipped_sources"]}
@@ -132,6 +133,7 @@ def test_a_bank_sound_a_condition_would_hide_is_left_out_and_listed(tmp_path):
     assert validate(tmp_path / "tel", workers=2) == []
 
 
+@pytest.mark.slow
 def test_a_robustness_build_is_valid_shares_its_tables_and_keeps_clean_byte_identical(robust, tmp_path):
     record = json.loads((robust / ".reasonaudio" / "test.json").read_text())
     assert record["acoustics"] == {"corpus": "clean", "corpus_noisy": "noisy", "corpus_reverberant": "reverberant",
@@ -160,6 +162,7 @@ def test_a_robustness_build_is_valid_shares_its_tables_and_keeps_clean_byte_iden
     assert json.loads(noisy[0]["acoustics"])["condition"] == "noisy"
 
 
+@pytest.mark.slow
 def test_a_condition_is_deterministic_for_any_workers_and_one_draw_spans_two_render_jobs(tmp_path):
     # 4 queries x 5 tasks x 6 candidates = 120 clips: the group of clips 96-101 spans the 100-clip jobs
     for workers in (1, 2):
@@ -181,6 +184,7 @@ def _edit(folder: Path, config: str, column: str, change) -> None:
     pq.write_table(table.replace_schema_metadata(pq.read_schema(path).metadata), path, row_group_size=100)
 
 
+@pytest.mark.slow
 def test_validate_catches_edited_parameters_a_refused_spec_and_a_long_room(robust, tmp_path):
     folder = tmp_path / "copy"
     shutil.copytree(robust, folder)
@@ -198,6 +202,7 @@ def test_validate_catches_edited_parameters_a_refused_spec_and_a_long_room(robus
     assert any("TimeStretch is refused" in f for f in validate(folder, quick=True))
 
 
+@pytest.mark.slow
 def test_evaluate_all_conditions_reports_each_drop_from_clean(robust, tmp_path):
     out = tmp_path / "runs"
     assert main(["evaluate", "--data", str(robust), "--model", "shortcut-audit", "--acoustics", "all",
@@ -255,6 +260,7 @@ def test_the_readme_training_example_runs(robust):
     exec(compile(block.replace('"demo"', repr(str(robust))), "docs/usage.md", "exec"), {})
 
 
+@pytest.mark.slow
 def test_a_killed_robustness_build_resumes_to_the_same_folder(tmp_path, monkeypatch):
     from reasonaudio.generation import pipeline
 

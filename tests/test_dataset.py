@@ -35,6 +35,7 @@ def card_yaml(folder: Path) -> dict:
     return yaml.safe_load((folder / "README.md").read_text().split("---\n")[1])
 
 
+@pytest.mark.slow
 def test_card_declares_configs_features_splits_and_licence(two_splits):
     meta = card_yaml(two_splits)
     assert [c["config_name"] for c in meta["configs"]] == list(CONFIGS)
@@ -220,6 +221,7 @@ def test_publish_dry_run_lists_every_file_without_network(two_splits, capsys):
     assert "README.md" in printed and "staging" not in printed
 
 
+@pytest.mark.slow
 def test_publish_uploads_the_folder_that_loads(two_splits, tmp_path, monkeypatch, capsys):
     folder = tmp_path / "folder"
     shutil.copytree(two_splits, folder)

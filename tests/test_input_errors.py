@@ -373,6 +373,7 @@ def test_a_truncated_corpus_file_is_named_with_the_command_that_checks_the_folde
     ("train", ["--workers", "1000"], "--workers must be at most 256"),
     ("standin", ["--recordings", "1000000"], "recordings must be from 1 to 100000"),
 ])
+@pytest.mark.slow
 def test_every_numeric_option_is_bounded_to_what_audio_and_memory_allow(training_splits, tmp_path, capsys, command,
                                                                         options, message):
     data, out = str(training_splits), str(tmp_path / "out")

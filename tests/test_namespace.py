@@ -53,6 +53,7 @@ def test_a_users_own_modules_and_reasonaudio_import_side_by_side(tmp_path):
     assert done.stdout.split() == ["reasonaudio.generation.pipeline", "reasonaudio.evaluation.runner"]
 
 
+@pytest.mark.slow
 def test_reasonaudio_imports_no_generic_top_level_module(tmp_path):
     done = in_folder(tmp_path, (
         "import sys, pkgutil, importlib, reasonaudio\n"
@@ -80,6 +81,7 @@ def test_a_python_spec_loads_the_users_models_module(small_corpus, tmp_path, mon
     sys.modules.pop("models")
 
 
+@pytest.mark.slow
 def test_the_python_quickstart_runs_unchanged_in_a_users_folder(small_corpus, tmp_path):
     """README's first Python block, as written, from a folder with the user's own modules and the build as demo."""
     from tests.test_readme import block_with

@@ -55,6 +55,7 @@ def test_both_layouts_read_the_same_timelines(standin):
         assert len(events) <= 3 * len(truth[name])       # merged: split annotations are one event again
 
 
+@pytest.mark.slow
 def test_a_natural_build_validates_and_every_judgement_holds_on_the_true_timelines(natural, standin):
     """The independent check: each candidate judged again on the recording's true events (before jitter
     and splitting), with no tolerance: the tolerance (0.2 s, above the 0.1 s jitter) made every published
@@ -240,6 +241,7 @@ def test_the_recordings_are_kept_in_one_mapped_file_not_on_the_heap(standin):
     assert rate == 16000 and np.array_equal(bank.sounds[0].samples, quantise(np.asarray(raw, dtype=np.float32)))
 
 
+@pytest.mark.slow
 def test_lasts_is_stated_in_pairs_both_ways_or_not_at_all(tmp_path):
     """A natural `lasts` states N of a pair (N, M) whose ends are each a clear no of the other at the labels'
     tolerance, and its version holds the sound for about M: X's length alone then tells no rule that does not

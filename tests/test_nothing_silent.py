@@ -23,6 +23,7 @@ def _natural_spec(folder, table="labels.tsv", extra=""):
     return f"strong:{folder}?labels={table}&as_split=test{extra}"
 
 
+@pytest.mark.slow
 def test_a_natural_build_resumed_after_its_recordings_changed_is_refused(tmp_path, monkeypatch, capsys):
     """Killed after its first corpus file, the recordings edited, the same command again: the plan's
     fingerprint holds every recording's content, so the files of the old recordings are never combined
@@ -178,6 +179,7 @@ def _training_build(out, seed):
 
 
 @pytest.mark.parametrize("finished", [False, True])
+@pytest.mark.slow
 def test_train_never_resumes_onto_data_regenerated_at_the_same_path(tmp_path, monkeypatch, capsys, finished):
     """Killed after epoch 1 (or finished), the data regenerated with another seed at the same --data: the
     same command is refused by name, not continued (or its old score reprinted) on the new data."""
@@ -336,6 +338,7 @@ def test_compare_checks_its_numbers_first(tmp_path, capsys):
     assert not (tmp_path / "cmp").exists()
 
 
+@pytest.mark.slow
 def test_dual_with_a_bad_option_value_names_it(training_splits, tmp_path, capsys):
     assert main(["train", "--data", str(training_splits), "--out", str(tmp_path / "m"), "--model",
                  f"dual:{tmp_path}?adapter_layers=x", "--quiet"]) == 2

@@ -144,6 +144,7 @@ def cluster(tmp_path_factory):
     assert not any(left.values()), left
 
 
+@pytest.mark.slow
 def test_the_recipe_builds_on_two_nodes_the_local_files_with_a_node_killed_mid_file(tmp_path, cluster):
     built, local = tmp_path / "built", tmp_path / "local"
     build = driver(cluster.build + ["--out", str(built), "--executor", f"ray:{cluster.address}"],
@@ -165,6 +166,7 @@ def test_the_recipe_builds_on_two_nodes_the_local_files_with_a_node_killed_mid_f
     assert files(built) == files(local)
 
 
+@pytest.mark.slow
 def test_a_driver_without_the_token_mode_is_told_what_to_set(tmp_path, cluster):
     """Ray sends no token to an address given outright unless RAY_AUTH_MODE=token: one line, not Ray's bare
     "Failed to connect" after its retries (shortened here to 2 s)."""

@@ -133,6 +133,7 @@ def quickstart(tmp_path_factory) -> Path:
     return where
 
 
+@pytest.mark.slow
 def test_the_command_line_quickstart_runs(quickstart, capsys):
     runs = quickstart / "runs"
     assert all((runs / name / "per_query.parquet").is_file() for name in ("mine", "bag", "small"))
@@ -178,6 +179,7 @@ def write_esc50_standin(folder: Path) -> None:
         writer.writerows(sorted(rows, key=lambda row: row["filename"]))
 
 
+@pytest.mark.slow
 def test_the_reference_commands_run_on_a_download_of_esc50s_layout(tmp_path, capsys):
     """README's reference results, for a user who cloned ESC-50: its commands, shrunk, on a stand-in folder of
     the same layout (`ESC-50` in them is the clone)."""

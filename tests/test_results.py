@@ -109,6 +109,7 @@ def test_an_edited_query_text_is_read_and_scored_afresh_encoding_only_its_chunk(
     assert second["build"]["content"] != first["build"]["content"]
 
 
+@pytest.mark.slow
 def test_swapped_audio_is_scored_afresh_encoding_only_the_chunks_it_touches(build, tmp_path, counted):
     evaluate(build, tmp_path / "a", tmp_path / "cache")
     counted.update(text=0, audio=0)
@@ -141,6 +142,7 @@ def test_an_unchanged_rerun_and_a_copied_or_renamed_folder_hit_every_cache(build
     assert not load_table(str(build), "queries", "test")[0]["text"].isupper()   # the original keeps its own
 
 
+@pytest.mark.slow
 def test_a_build_regenerated_with_another_seed_in_the_same_folder_is_scored_afresh(tmp_path, counted):
     folder = tmp_path / "same-name"
     generate(small_config(folder, queries_per_task=3))
@@ -152,6 +154,7 @@ def test_a_build_regenerated_with_another_seed_in_the_same_folder_is_scored_afre
     np.testing.assert_allclose(scored(tmp_path / "b"), independent_scores(folder), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_mteb_scores_a_second_build_afresh_with_its_result_cache_on(small_corpus, tmp_path):
     mteb = pytest.importorskip("mteb")
     from reasonaudio.evaluation.mteb_model import MtebEncoder
@@ -188,6 +191,7 @@ def test_a_run_records_the_build_the_full_spec_and_every_query(build, tmp_path):
     assert all(record["metrics"][task]["accuracy"] == pytest.approx(value) for task, value in means.items())
 
 
+@pytest.mark.slow
 def test_compare_ranks_three_runs_with_paired_intervals_and_refuses_another_build(build, tmp_path, capsys):
     for model in ("oracle", "random", "bag-of-sounds"):
         assert main(["evaluate", "--data", str(build), "--model", model, "--out", str(tmp_path / model),

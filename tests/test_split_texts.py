@@ -23,6 +23,7 @@ def texts(out, split) -> set[str]:
 
 
 @pytest.mark.parametrize("order", [("test", "validation", "train"), ("train", "test", "validation")])
+@pytest.mark.slow
 def test_splits_generated_in_any_order_share_no_text_and_validate(tmp_path, order):
     for split in order:
         generate(small_config(tmp_path, split=split, **TINY))
@@ -43,6 +44,7 @@ def test_a_split_generated_again_plans_the_same_queries(tmp_path):
     assert again["complete"] and again["fingerprint"] == first["fingerprint"]
 
 
+@pytest.mark.slow
 def test_the_readme_recipe_builds_a_valid_folder(tmp_path, monkeypatch, capsys):
     """README's "Train on it" commands, verbatim but for 4 queries per task (enough that validation and
     train would share a text if train avoided test's alone), then `validate`."""
@@ -61,6 +63,7 @@ def test_the_readme_recipe_builds_a_valid_folder(tmp_path, monkeypatch, capsys):
     assert main(["validate", "mybench", "--quick", "--quiet"]) == 0, capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_two_splits_generated_at_once_into_one_folder_plan_one_after_the_other(tmp_path, monkeypatch):
     """Started together, each planned before the other had written its texts, and the two shared a query text:
     planning holds the folder, so the second avoids the first's texts as if run after it."""

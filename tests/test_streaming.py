@@ -80,6 +80,7 @@ def _by_text(items):
     return {text: clips for text, *clips in items}
 
 
+@pytest.mark.slow
 def test_streaming_triplets_are_the_map_style_items_once_each_in_two_workers(straddling):
     streamed = StreamingTriplets(str(straddling), split="test", seed=3)      # one group across the two files
     reference = ContrastiveTriplets(str(straddling), split="test", seed=3)

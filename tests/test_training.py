@@ -37,6 +37,7 @@ def _steps_lower_the_loss(model, splits, hard_negatives: bool) -> tuple[float, f
 
 
 @pytest.mark.parametrize("kind", ["small", "clap"])
+@pytest.mark.slow
 def test_a_few_steps_lower_the_loss(splits, tiny_clap, kind):
     torch.manual_seed(0)
     texts = ContrastiveTriplets(str(splits), split="train").queries["text"]
@@ -53,6 +54,7 @@ def test_info_nce_counts_each_querys_hard_negative():
 
 
 @pytest.mark.parametrize("kind", ["small", "clap"])
+@pytest.mark.slow
 def test_train_end_to_end_keeps_the_best_checkpoint_that_scores_as_validated(splits, tiny_clap, tmp_path, kind):
     out = tmp_path / "model"
     model = "small" if kind == "small" else f"clap:{tiny_clap}"
@@ -83,6 +85,7 @@ def test_train_without_hard_negatives_reads_no_negative(splits, tmp_path, monkey
     assert len(reads) == 2 * 5 * 2 and set(reads) <= positives
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_weights_of_an_uninterrupted_one(splits, tmp_path, monkeypatch):
     command = ["train", "--data", str(splits), "--epochs", "3", "--batch-size", "4", "--max-steps", "2", "--quiet"]
     assert main(command + ["--out", str(tmp_path / "whole")]) == 0

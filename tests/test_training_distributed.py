@@ -29,6 +29,7 @@ def weights(out):
     return torch.load(out / ".resume" / "state.pt", weights_only=False)["model"]
 
 
+@pytest.mark.slow
 def test_two_processes_take_the_steps_one_process_takes(training_splits, tmp_path):
     assert main(arguments(training_splits, tmp_path / "one")) == 0
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -44,6 +45,7 @@ def test_two_processes_take_the_steps_one_process_takes(training_splits, tmp_pat
     assert sorted(p.name for p in (tmp_path / "two").iterdir()) == sorted(p.name for p in (tmp_path / "one").iterdir())
 
 
+@pytest.mark.slow
 def test_the_global_batch_must_split_evenly(training_splits, tmp_path):
     result = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port",
                              "29532", "-m", "reasonaudio", *arguments(training_splits, tmp_path / "odd")[:-5],

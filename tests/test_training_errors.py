@@ -46,6 +46,7 @@ def _one_line_error(capsys) -> str:
     return error
 
 
+@pytest.mark.slow
 def test_epochs_are_numbered_from_one_in_the_log_and_the_record(trained):
     out, log = trained
     record = json.loads((out / "training.json").read_text())
@@ -90,6 +91,7 @@ FULL_DISK = {"os": (OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), "No space 
 
 
 @pytest.mark.parametrize("failure", FULL_DISK)
+@pytest.mark.slow
 def test_a_full_disk_mid_save_keeps_the_last_good_state_and_the_rerun_finishes(trained, training_splits, tmp_path, capsys,
                                                                                  monkeypatch, failure):
     """torch.save writes half the state after epoch 1, then the disk is full; the state before it stays."""

@@ -10,12 +10,14 @@ from reasonaudio.versions import BENCHMARK_VERSION, REFERENCE_FINGERPRINTS, __ve
 
 
 @pytest.mark.parametrize("name", ["synthetic", "paper"])
+@pytest.mark.slow
 def test_a_reference_build_plans_as_its_benchmark_version_says(name, tmp_path):
     assert reference_fingerprint(tmp_path, name) == REFERENCE_FINGERPRINTS[name], (
         f"the {name} build's plan changed: a new benchmark version (reasonaudio/versions.py, CHANGELOG.md)")
 
 
 @pytest.mark.esc50
+@pytest.mark.slow
 def test_the_esc50_reference_plans_as_its_benchmark_version_says(esc50, tmp_path):
     assert reference_fingerprint(tmp_path, "esc50-subset", esc50) == REFERENCE_FINGERPRINTS["esc50-subset"]
 
