@@ -103,7 +103,7 @@ def without_paths(text: str) -> str:
     return ABSOLUTE_PATH.sub(r"\1", text)
 
 
-def _source_dataset(source: str) -> str:
+def source_dataset(source: str) -> str:
     """The Hub's source_datasets value of a --source: `original` for the built-in synthetic bank, else
     `extended|<what it draws on>` (esc50, fsd50k, a Hub repository, or the user's own files)."""
     kind, _, rest = source.partition(":")
@@ -138,7 +138,7 @@ def card_data(out: Path, records: dict[str, dict]) -> DatasetCardData:
         pretty_name="ReasonAudio", license=hub_license(licenses), language=["en"], multilinguality="monolingual",
         size_categories=[_size_category(clips)], task_categories=TASK_CATEGORIES,
         annotations_creators=["machine-generated"], language_creators=["machine-generated"],
-        source_datasets=sorted({_source_dataset(record["parameters"]["source"]) for record in records.values()}),
+        source_datasets=sorted({source_dataset(record["parameters"]["source"]) for record in records.values()}),
         tags=["audio", "retrieval", "text-to-audio-retrieval", "reasoning", "benchmark", "mteb"],
         configs=[{"config_name": config, **({"default": True} if config == DEFAULT_CONFIG else {}),
                   "data_files": [{"split": split, "path": data_pattern(config, split)} for split in splits]}

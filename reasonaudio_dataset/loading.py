@@ -34,7 +34,7 @@ class ReasonAudioSplit:
 
 
 @lru_cache(maxsize=1)
-def _torchcodec_usable() -> bool:
+def torchcodec_usable() -> bool:
     try:
         from torchcodec.decoders import AudioDecoder  # noqa: F401 - loads FFmpeg's libraries
     except (ImportError, RuntimeError, OSError):
@@ -54,7 +54,7 @@ def decode_audio(data: bytes, backend: str | None = None) -> tuple[np.ndarray, i
             samples, rate = soundfile.read(io.BytesIO(data), dtype="float32", always_2d=True)
             return samples.mean(axis=1), int(rate)
         except soundfile.LibsndfileError:
-            if backend == "soundfile" or not _torchcodec_usable():
+            if backend == "soundfile" or not torchcodec_usable():
                 raise
     from torchcodec.decoders import AudioDecoder
 

@@ -16,7 +16,7 @@ from reasonaudio.generation.publish import NotPublishable, files_to_upload, publ
 from reasonaudio.generation.relations import NO, Atom, Event, relevant
 from reasonaudio.generation.validate import validate
 from reasonaudio_dataset import decode_audio, load_reasonaudio
-from reasonaudio_dataset.loading import _torchcodec_usable
+from reasonaudio_dataset.loading import torchcodec_usable
 from reasonaudio_dataset.schema import CONFIGS
 
 from .conftest import small_config, write_tone
@@ -129,7 +129,7 @@ def test_validate_catches_a_text_shared_between_splits(two_splits, tmp_path):
 
 @pytest.mark.parametrize("backend", [None, "soundfile", "torchcodec"])
 def test_load_reasonaudio_gives_the_same_arrays_with_either_decoder(small_corpus, backend):
-    if backend == "torchcodec" and not _torchcodec_usable():
+    if backend == "torchcodec" and not torchcodec_usable():
         pytest.skip("torchcodec or FFmpeg's libraries are not installed")
     data = load_reasonaudio(str(small_corpus), backend=backend)
     raw = datasets.load_dataset(str(small_corpus), "corpus", split="test").cast_column(
@@ -141,7 +141,7 @@ def test_load_reasonaudio_gives_the_same_arrays_with_either_decoder(small_corpus
 
 
 def test_decode_audio_falls_back_to_torchcodec_for_what_soundfile_cannot_read(small_corpus, monkeypatch):
-    if not _torchcodec_usable():
+    if not torchcodec_usable():
         pytest.skip("torchcodec or FFmpeg's libraries are not installed")
     import soundfile
 
@@ -277,9 +277,9 @@ def test_a_published_card_names_its_repository_and_no_local_path(tmp_path):
     ("csv:C:\\me\\sounds.csv?license=CC0-1.0", "csv:<local manifest>?license=CC0-1.0", "extended|other"),
 ])
 def test_card_names_sources_by_kind_and_public_name(source, shown, hub):
-    from reasonaudio_dataset.card import _source_dataset, public_source, without_paths
+    from reasonaudio_dataset.card import source_dataset, public_source, without_paths
 
-    assert public_source(source) == shown and _source_dataset(source) == hub
+    assert public_source(source) == shown and source_dataset(source) == hub
     assert without_paths("unreadable: Error opening '/home/me/s/dog/1.wav': bad") == "unreadable: Error opening '1.wav': bad"
     assert without_paths("folder:dog/1.wav, 10/20 s") == "folder:dog/1.wav, 10/20 s"
 

@@ -207,7 +207,7 @@ def test_demo_builds_a_corpus_and_ends_on_one_short_table(tmp_path, capsys):
 
 
 def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
-    from reasonaudio.evaluation.cli import MIN_CELL, _cell_notes
+    from reasonaudio.evaluation.cli import MIN_CELL, cell_notes
     from reasonaudio_metric.functional import score
 
     big, small = 3 * MIN_CELL, 6       # a 40-point gain on a big cell, a 50-point one on a small cell
@@ -223,7 +223,7 @@ def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
     for name, matrix in rows.items():
         results[name] = score(np.array(matrix), queries, bootstrap=100, by=("task", "shape", "depth"), per_query=True)
         results[name]["per_query"].update({c: queries[c] for c in ("task", "shape", "depth")})
-    notes = "\n".join(_cell_notes(results))
+    notes = "\n".join(cell_notes(results))
     assert f"order/shape=before/depth=1 (n={big}): first-mentioned-first is +40.0 points" in notes
     assert "order/shape=chain" not in notes                       # 50 points, but 6 queries: never flagged
     assert f"overlap/shape=overlap/depth=1 (n={big}): shortcut-audit is -50.0 points" in notes
@@ -232,7 +232,7 @@ def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
 
 
 def test_least_busy_counts_named_sounds_then_the_fewest_events_and_is_held_to_the_count_tie():
-    from reasonaudio.evaluation.cli import MIN_CELL, _cell_notes
+    from reasonaudio.evaluation.cli import MIN_CELL, cell_notes
     from reasonaudio.evaluation.systems.bag_of_sounds import count_tie
     from reasonaudio_metric.functional import score
 
@@ -250,7 +250,7 @@ def test_least_busy_counts_named_sounds_then_the_fewest_events_and_is_held_to_th
     result = score(np.array([[1.0, 0.0]] * n + [[0.0, 1.0]] * n), queries, bootstrap=100, by=("task", "shape", "depth"),
                    per_query=True)
     result["per_query"].update({c: queries[c] for c in ("task", "shape", "depth")}, count_tie=[0.5] * (2 * n))
-    notes = "\n".join(_cell_notes({"least-busy": result}))
+    notes = "\n".join(cell_notes({"least-busy": result}))
     assert f"order (n={n}): least-busy is +50.0 points" in notes and f"overlap (n={n}): least-busy is -50.0" in notes
     assert "named sounds' count tie" in notes and "below its tie" in notes
 

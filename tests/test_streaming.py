@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from reasonaudio_dataset import collate_reasonaudio, load_reasonaudio, stream_reasonaudio
-from reasonaudio_dataset.loading import _torchcodec_usable
+from reasonaudio_dataset.loading import torchcodec_usable
 
 torch = pytest.importorskip("torch")
 from reasonaudio.training.triplets import ContrastiveTriplets, StreamingTriplets  # noqa: E402
@@ -21,7 +21,7 @@ def _loader(dataset, batch_size=4, **kwargs):
 
 
 def test_raw_streamed_tables_batch_with_the_collate_function(small_corpus):
-    if not _torchcodec_usable():
+    if not torchcodec_usable():
         pytest.skip("datasets decodes audio with torchcodec, which is not installed here")
     reference = load_reasonaudio(str(small_corpus)).corpus
     streamed = datasets.load_dataset(str(small_corpus), "corpus", split="test", streaming=True).with_format("torch")

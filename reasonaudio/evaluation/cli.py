@@ -337,7 +337,7 @@ def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float | No
     return checks
 
 
-def _cell_notes(results: dict) -> list[str]:
+def cell_notes(results: dict) -> list[str]:
     """The tasks, and the cells (task, shape, depth), where a reasoning-free system beats its tie beyond its
     interval (see `_significant`): first-mentioned-first and the relation-blind adversary against
     bag-of-sounds, the query-blind audits against chance (below chance is flagged too: a construction that
@@ -402,7 +402,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     if len(by) > 1:
         where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"
         table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals {where}:\n\n"
-                  + breakdown_table(results, "group") + "\n" + "\n".join(_cell_notes(results)) + "\n")
+                  + breakdown_table(results, "group") + "\n" + "\n".join(cell_notes(results)) + "\n")
     for result in results.values():
         result.pop("per_query", None)
     if out:
