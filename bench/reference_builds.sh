@@ -94,18 +94,15 @@ say "$("$RA" --version) in $WORKDIR; builds: $BUILDS"
 
 if [[ -n "$ESC50" ]]; then
     ln -sfn "$ESC50" ESC-50          # sources are written relative to WORKDIR, as the reference builds' are
-    if wants esc50; then
-        say "ESC-50 subset, test seed 2 / train seed 3"
-        generate esc50 "esc50:ESC-50?fold=4&per_class=4" test 2
-        generate esc50-train "esc50:ESC-50?fold=4&per_class=4&as_split=train" train 3
-        score esc50
-    fi
-    if wants readme; then
-        say "ESC-50 subset, test seed 0 / train seed 1 (README's reference table)"
-        generate esc50-readme "esc50:ESC-50?fold=4&per_class=4" test 0
-        generate esc50-readme-train "esc50:ESC-50?fold=4&per_class=4&as_split=train" train 1
-        score esc50-readme
-    fi
+    # esc50_build NAME TEST_SEED TRAIN_SEED: the subset's test split, its train split in a folder of its own, scored
+    esc50_build() {
+        say "ESC-50 subset, test seed $2 / train seed $3 ($1)"
+        generate "$1" "esc50:ESC-50?fold=4&per_class=4" test "$2"
+        generate "$1-train" "esc50:ESC-50?fold=4&per_class=4&as_split=train" train "$3"
+        score "$1"
+    }
+    if wants esc50; then esc50_build esc50 2 3; fi
+    if wants readme; then esc50_build esc50-readme 0 1; fi      # README's reference table
 else
     say "no ESC50_DIR: the ESC-50 builds are skipped"
 fi

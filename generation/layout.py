@@ -14,6 +14,7 @@ from pathlib import Path
 
 from reasonaudio_dataset.card import CARD_RECORD, RECORDS, load_records, record_files
 from reasonaudio_dataset.schema import CONDITION_CONFIG, CONFIGS, check_data_file, is_config
+from reasonaudio_dataset.folders import check_no_file_above
 
 CARD = "README.md"
 CONFIG_NAME = "|".join(CONFIGS + (CONDITION_CONFIG.pattern.strip("^$"),))
@@ -92,9 +93,7 @@ def check_output_folder(out: str | Path, force: bool = False) -> None:
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ForeignFiles(f"{out} is a file, not a folder; choose another --out")
-    blocking = next((folder for folder in out.parents if folder.exists() and not folder.is_dir()), None)
-    if blocking is not None:                  # found before planning, not as [Errno 20] after it
-        raise ForeignFiles(f"--out {out}: {blocking} is a file, so no folder can be made inside it")
+    check_no_file_above(out)
     linked = sorted(entry.name for entry in out.iterdir() if entry.is_symlink() and (entry.name == RECORDS
                     or is_config(entry.name))) if out.is_dir() else []
     if linked:                                # written through, the build's files would land outside --out

@@ -89,6 +89,12 @@ def check_results_folder(out: str | Path, data: str) -> None:
                          "results go into a folder of their own, e.g. --out runs/mine")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
+    check_no_file_above(out)
+
+
+def check_no_file_above(out: Path) -> None:
+    """A folder can be made at `out`: no folder above it is a file (refused before any work, not as [Errno 20]
+    after it)."""
     blocking = next((folder for folder in out.parents if folder.exists() and not folder.is_dir()), None)
     if blocking is not None:
         raise ValueError(f"--out {out}: {blocking} is a file, so no folder can be made inside it")

@@ -73,16 +73,12 @@ def _demo_configs(args) -> dict:
     return configs
 
 
-def _runs_folder(args) -> str:
-    return args.runs or f"{Path(args.out)}-baselines"
-
-
 def _run_demo(args) -> int:
     from reasonaudio.generation.layout import check_output_folder
 
     configs = _demo_configs(args)
     check_output_folder(args.out)                               # an empty --out, a file: before the runs folder
-    runs = _runs_folder(args)
+    runs = args.runs or f"{Path(args.out)}-baselines"
     check_out(runs, args.out, BASELINE_FILES, overwrite=True)    # not inside the corpus: before any work
     if not args.quiet:
         print(f"demo: the test, validation and train splits of {args.out} from the built-in bank (16 kHz), then "

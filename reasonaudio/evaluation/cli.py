@@ -430,9 +430,8 @@ def run_baselines(args) -> int:
     try:                   # every prerequisite before the first system runs: the learned audits need a train split
         check_data(args.train or args.data, ("train",))
     except ValueError as error:
-        raise ValueError(f"the learned audits ({', '.join(LEARNED)}) learn from a train split of other recordings, "
-                         f"and {error}: generate one (reasonaudio generate --split train --out DIR ...) and pass "
-                         "--train DIR") from None
+        raise ValueError(f"the learned audits ({', '.join(LEARNED)}) learn from a train split of other recordings: "
+                         f"{error}; or pass --train DIR") from None
     with claimed_out(args.out, args.data, written, args.overwrite) if args.out else contextlib.nullcontext():
         quiet(args)
         table = baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,

@@ -312,11 +312,16 @@ def baseline_table(results: dict[str, dict], mode: str) -> str:
     return "\n".join(_table(["system", *tasks], rows)) + "\n"
 
 
+def _by_kind(results: dict[str, dict], systems: tuple[str, ...]) -> dict[str, dict]:
+    """The results of the systems of these kinds (`two-stage` for `two-stage:MODEL?...`), in their order."""
+    return {kind: result for kind in systems for name, result in results.items() if name.split(":")[0] == kind}
+
+
 def short_table(results: dict[str, dict], mode: str, systems: tuple[str, ...]) -> str:
     """One row per task (and the average), one column per system of `systems` found (by its kind): the
     headline only, a table that fits a terminal (the intervals are in the full tables)."""
     headline = HEADLINE[mode]
-    chosen = {kind: result for kind in systems for name, result in results.items() if name.split(":")[0] == kind}
+    chosen = _by_kind(results, systems)
     tasks = tasks_of(next(iter(chosen.values())))
     rows = [[task, *(_percent(result[task][headline]) for result in chosen.values())] for task in tasks]
     return "\n".join(_table(["task", *chosen], rows)) + "\n"
@@ -352,7 +357,7 @@ def results_plot(results: dict[str, dict], mode: str, systems: tuple[str, ...], 
     import matplotlib.pyplot as plt
 
     headline = HEADLINE[mode]
-    chosen = {kind: result for kind in systems for name, result in results.items() if name.split(":")[0] == kind}
+    chosen = _by_kind(results, systems)
     tasks = tasks_of(next(iter(chosen.values())))
     width = 0.8 / len(chosen)
     figure, axes = plt.subplots(figsize=(10, 4))
