@@ -34,7 +34,7 @@ from reasonaudio.evaluation.systems.listwise_audit import candidate_features    
 from reasonaudio.evaluation.systems.relation_blind import group_count_tie, pair_features             # noqa: E402
 from reasonaudio.generation.config import GenerateConfig                                              # noqa: E402
 from reasonaudio.generation.pipeline import plan_split                                                # noqa: E402
-from reasonaudio.generation.relations import mentioned                                                # noqa: E402
+from reasonaudio.core.relations import mentioned                                                # noqa: E402
 from reasonaudio.generation.tasks import TASKS                                                        # noqa: E402
 
 

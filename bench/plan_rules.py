@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reasonaudio.generation.config import GenerateConfig                                              # noqa: E402
 from reasonaudio.generation.pipeline import plan_split                                                # noqa: E402
-from reasonaudio.generation.relations import mentioned, sounding_seconds                              # noqa: E402
+from reasonaudio.core.relations import mentioned, sounding_seconds                              # noqa: E402
 from reasonaudio.evaluation.systems.relation_blind import group_count_tie                             # noqa: E402
 from plan_adversaries import interval                                                     # noqa: E402
 

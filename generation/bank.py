@@ -13,7 +13,8 @@ import numpy as np
 import soxr
 from tqdm.auto import tqdm
 
-from .phrases import CONTINUOUS_LABELS, ESC50_PHRASES, FSD50K_PHRASES, phrase_for
+from reasonaudio.core.phrases import CONTINUOUS_LABELS, ESC50_PHRASES, FSD50K_PHRASES, phrase_for
+
 from .sources import BadRecording, Recording, open_source
 
 log = logging.getLogger(__name__)

@@ -26,14 +26,16 @@ import numpy as np
 import soxr
 from tqdm.auto import tqdm
 
+from reasonaudio.core import relations
+from reasonaudio.core.phrases import LABELS_SEPARATOR, lookalikes, phrase_for
+from reasonaudio.core.relations import (NO, YES, Atom, Event, judge_queries, judged, mentioned, occurrences,
+                                        relevant, required_labels, sounding_seconds, verdict)
+from reasonaudio.core.spec import parse_spec
+
 from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
-from .phrases import LABELS_SEPARATOR, lookalikes, phrase_for
 from .render import RECORDING
-from .relations import (NO, YES, Atom, Event, judge_queries, judged, mentioned, occurrences, relevant,
-                        required_labels, sounding_seconds, verdict)
 from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
-from .spec import parse_spec
 from .tasks import TASKS, Candidate, QueryPlan, Quotas, Shape, draw_shape
 from .tasks.duration import Lasts
 from .tasks.members import Dealer, Pick, member_sizes, part, positive_first
@@ -248,16 +250,10 @@ def states_seconds(shape: Shape) -> bool:
     return any("n" in atom.args for atom in shape.symbolic_atoms())
 
 
-def _tested(atoms) -> list[int]:
-    """The atoms a version may flip: all but a present(X) another atom on X implies."""
-    implied = required_labels([atom for atom in atoms if atom.relation != "present"])
-    return [j for j, atom in enumerate(atoms) if not (atom.relation == "present" and atom.args[0] in implied)]
-
-
 def _closure(atoms) -> list[tuple[int, ...]]:
     """Every set of tested atoms a version flips, the empty one (the base) first, by size: a pair for one
     tested atom, a square for two, a cube for three (as a planned member's closure, docs/design.md §5)."""
-    tested = _tested(atoms)
+    tested = relations.tested(atoms)
     return [flipped for size in range(len(tested) + 1) for flipped in combinations(tested, size)]
 
 
@@ -325,7 +321,7 @@ def _member(atoms, base: int, nos, index: _Index, taken: set[int], size: int, pa
     part of it holding the base (`members.part`, as `pick` deals it: the positive, where the base is, anywhere
     on it); whether the recordings held every version; and what its versions add to the shape's busyness
     balance `sums` (`Balance`: a row per version of the closure)."""
-    tested, closure = _tested(atoms), _closure(atoms)
+    tested, closure = relations.tested(atoms), _closure(atoms)
     versions = closure                              # the balance's rows
     if size < len(closure):
         closure = [tuple(tested[i] for i in version) for version in part(len(tested), size, pick, holding_base=True)]

@@ -27,6 +27,9 @@ from reasonaudio.versions import BENCHMARK_VERSION
 from reasonaudio_dataset.card import RECORDS, write_card, write_json
 from reasonaudio_dataset.folders import held
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern
+from reasonaudio.core.phrases import last_phrases
+from reasonaudio.core.records import caption, constraint_text, fingerprint
+from reasonaudio.core.relations import judge_queries
 
 from .acoustics import Condition
 from .acoustics.chain import group_chain, inaudible_sounds
@@ -35,8 +38,6 @@ from .config import RAY, GenerateConfig, parse_executor
 from .executor import check_reachable, import_ray, render_on_ray
 from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
-from .phrases import last_phrases
-from .relations import judge_queries
 from .render import decode_pcm16, encode_flac, heard_together, render
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan, Quotas, check_feasible, longest_discrete, plan_group, usable_shapes
@@ -48,9 +49,6 @@ QRELS_BATCH = 100_000   # qrels rows held before they are written
 log = logging.getLogger(__name__)
 STAGING = f"{RECORDS}/staging"
 PLANNING_LOCK = ".planning-lock"     # in RECORDS: held while a split is planned and its tables written
-SOURCE_FIELDS = ("source_id", "label", "phrase", "kind", "origin", "license", "attribution", "duration", "loop")
-QUERY_FIELDS = ("query_id", "task", "shape", "depth", "num_sounds", "text", "constraint", "candidates", "positive",
-                "hard_negatives")
 
 
 @dataclass
@@ -85,23 +83,6 @@ class Plan:
         count = max(-(-groups // largest), min(MIN_CORPUS_FILES, groups))
         bounds = [min(len(self.clips), i * groups // count * AUDIO_ROWS_PER_GROUP) for i in range(count + 1)]
         return [(data_file(config, self.config.split, i, count), bounds[i], bounds[i + 1]) for i in range(count)]
-
-
-def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]],
-                contents: list[str] | None = None) -> str:
-    """What a split is, as 16 hex digits: its parameters, its sounds, its queries and every candidate's
-    events, and in a natural build each recording's content (`contents`, in `sources` order: its clips are
-    the recordings as read, so an edited recording with the same labels is another corpus). A pure function
-    of the published tables, so that `validate` recomputes it from the files."""
-    digest = hashlib.sha256(json.dumps(parameters, sort_keys=True).encode())
-    if contents is not None:
-        digest.update(json.dumps(contents).encode())
-    digest.update(json.dumps([{k: round(float(s[k]), 3) if k == "duration" else s[k] for k in SOURCE_FIELDS}
-                              for s in sources], sort_keys=True).encode())
-    for query in queries:
-        digest.update(json.dumps({k: query[k] for k in QUERY_FIELDS}, sort_keys=True).encode())
-        digest.update(json.dumps([events[c] for c in query["candidates"]], sort_keys=True).encode())
-    return digest.hexdigest()[:16]
 
 
 def recording_digest(pcm16: np.ndarray) -> str:
@@ -187,16 +168,10 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
     return Plan(config, bank, queries)
 
 
-def caption(events, phrases: dict[str, str]) -> str:
-    parts = [f"{phrases[e.label]} from {e.onset:.1f} to {e.offset:.1f} s" for e in events]
-    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
-    return text[:1].upper() + text[1:] + "."
-
-
 def query_row(query: QueryPlan) -> dict:
     return {"id": query.query_id, "query_id": query.query_id, "task": query.task, "shape": query.shape,
             "depth": query.depth, "num_sounds": query.num_sounds, "text": query.text,
-            "constraint": json.dumps({"all": [atom.to_dict() for atom in query.atoms]}),
+            "constraint": constraint_text(query.atoms),
             "candidates": [c.clip_id for c in query.candidates], "positive": query.positive,
             "hard_negatives": list(query.hard_negatives)}
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import soundfile
 
+from reasonaudio.core.relations import Event
+
 from .bank import FRAME_SECONDS, TRIM_DB, fade, frame_rms, loop_period, to_pcm16
-from .relations import Event
 
 RECORDING = "recording"     # the kind of a bank entry that is a whole natural recording (generation/natural.py)
 LEVEL_GAP_DB = 20.0         # two sounds heard together are within this much of each other

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterator, Optional
 
-from .relations import Event
+from reasonaudio.core.relations import Event
+
 
 
 @dataclass(frozen=True)

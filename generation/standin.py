@@ -20,8 +20,9 @@ import soundfile
 
 from tqdm.auto import tqdm
 
+from reasonaudio.core.relations import Event
+
 from .bank import build_bank
-from .relations import Event
 from .render import render
 
 RATE = 16000

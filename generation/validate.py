@@ -25,6 +25,10 @@ from tqdm.auto import tqdm
 
 from reasonaudio_dataset.card import RECORDS, card_repo, record_files, render_card
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, check_data_file, data_file
+from reasonaudio.core.phrases import LABELS_SEPARATOR, last_phrases
+from reasonaudio.core.records import SOURCE_FIELDS, caption, constraint_atoms, fingerprint
+from reasonaudio.core.relations import (NO, OVERLAP_SECONDS, YES, Event, depth, judge_queries, mentioned,
+                                        occurrences, relevant, verdict)
 
 from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
                    from_pcm16, longest_inaudible, seam_dip_db)
@@ -32,11 +36,8 @@ from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_fro
 from .acoustics.chain import group_chain
 from .layout import CARD, survey
 from .config import LIMITS, corpus_configs
-from .pipeline import SOURCE_FIELDS, caption, fingerprint, recording_digest, unchanged
+from .pipeline import recording_digest, unchanged
 from .natural import is_natural
-from .phrases import LABELS_SEPARATOR, last_phrases
-from .relations import (NO, OVERLAP_SECONDS, YES, Atom, Event, depth, judge_queries, mentioned, occurrences, relevant,
-                        verdict)
 from .render import RECORDING, decode_pcm16, heard_together, render
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
@@ -250,7 +251,7 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
         with _row_guard(findings, query):
             at, qid = query["_at"], query["query_id"]
             try:
-                atoms = [Atom.from_dict(a) for a in json.loads(query["constraint"])["all"]]
+                atoms = constraint_atoms(query["constraint"])
             except (ValueError, KeyError, TypeError) as error:
                 findings.append(f"{at} ({qid}): broken constraint ({error})")
                 continue

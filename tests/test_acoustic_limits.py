@@ -16,7 +16,7 @@ from reasonaudio.generation.acoustics.chain import CLEAR_DB, ClippedUnderConditi
 from reasonaudio.generation.acoustics.spec import MAX_ALIASES, MAX_FILE_BYTES, Condition, ConditionError
 from reasonaudio.generation.bank import AtomicSound, SoundBank
 from reasonaudio.generation.pipeline import generate
-from reasonaudio.generation.relations import Event
+from reasonaudio.core.relations import Event
 from reasonaudio.generation.render import render
 from reasonaudio.generation.validate import validate
 from reasonaudio.cli import main

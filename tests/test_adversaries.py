@@ -12,7 +12,7 @@ from reasonaudio.evaluation.systems.learned import fit_classifier
 from reasonaudio.evaluation.systems.listwise_audit import candidate_features
 from reasonaudio.evaluation.systems.relation_blind import pair_features
 from reasonaudio.generation.bank import build_bank
-from reasonaudio.generation.relations import Event
+from reasonaudio.core.relations import Event
 from reasonaudio.generation.tasks import TASKS, Quotas, plan_group
 from reasonaudio.generation.tasks.designs import design_scenes
 

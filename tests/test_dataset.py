@@ -13,7 +13,7 @@ import yaml
 from reasonaudio.cli import main
 from reasonaudio.generation.pipeline import generate
 from reasonaudio.generation.publish import NotPublishable, files_to_upload, publish
-from reasonaudio.generation.relations import NO, Atom, Event, relevant
+from reasonaudio.core.relations import NO, Atom, Event, relevant
 from reasonaudio.generation.validate import validate
 from reasonaudio_dataset import decode_audio, load_reasonaudio
 from reasonaudio_dataset.loading import torchcodec_usable

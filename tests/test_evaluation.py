@@ -256,7 +256,7 @@ def test_least_busy_counts_named_sounds_then_the_fewest_events_and_is_held_to_th
 
 
 def test_timeline_features_read_the_envelope():
-    from reasonaudio.generation.relations import Event
+    from reasonaudio.core.relations import Event
     from reasonaudio.evaluation.systems.annotations import TIMELINE_FEATURES, timeline_features
 
     events = [Event("a", "s", 1.0, 3.0, 0.0), Event("b", "s", 1.5, 2.0, 0.0), Event("c", "s", 4.0, 5.5, 0.0)]
@@ -304,7 +304,7 @@ def test_shared_sounds_are_exact():
     c+z, ...297 for a+c+z): a tie broken by rounding."""
     from fractions import Fraction
 
-    from reasonaudio.generation.relations import Event
+    from reasonaudio.core.relations import Event
     from reasonaudio.evaluation.systems.shared_sounds import shared
 
     def clip(*labels):

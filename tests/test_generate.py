@@ -262,7 +262,7 @@ def test_qrels_written_in_batches_are_the_corpus_judged_whole(tmp_path, monkeypa
     the rows are those of judging the whole corpus at once, in any batch size."""
     from reasonaudio.generation import pipeline
     from reasonaudio.generation.pipeline import plan_split, qrels_batches
-    from reasonaudio.generation.relations import judge_corpus
+    from reasonaudio.core.relations import judge_corpus
 
     plan = plan_split(GenerateConfig(out=str(tmp_path), queries_per_task=3, sample_rate=16000, progress=False),
                       forbidden=frozenset())

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from reasonaudio.generation.bank import build_bank
-from reasonaudio.generation.relations import NO, YES, Atom, mentioned, relevant
+from reasonaudio.core.relations import NO, YES, Atom, mentioned, relevant
 from reasonaudio.generation.tasks import TASKS, plan_group, usable_shapes
 from reasonaudio.generation.tasks.members import member_sizes, parts, subsets
 
@@ -243,7 +243,7 @@ def test_the_four_sound_mix_is_closed_and_each_flip_keeps_the_timeline(by_label)
     """The paper's mix ("A for about N seconds, then B, and then C and D overlap", 30 s clips of 8 sounds):
     three flips, each flipping its atom alone and keeping every time, closed into a cube and a pair (the positive
     on either)."""
-    from reasonaudio.generation.relations import occurrences, verdict
+    from reasonaudio.core.relations import occurrences, verdict
 
     found = [p for p in plans(by_label, "mix", 40, 30.0, events=(8, 8), depths=(4, 4))]
     assert {p.shape for p in found} == {"lasts-before-overlap"}
@@ -264,7 +264,7 @@ def test_no_clip_holds_a_lookalike_of_a_sound_the_query_names(by_label, task):
     """A listener may take a steady dial tone for a tone alternating between two pitches: the query names no
     two look-alikes, no candidate holds a look-alike of a sound it names, and the positive none of a sound it
     lacks."""
-    from reasonaudio.generation.phrases import LOOKALIKES, lookalikes
+    from reasonaudio.core.phrases import LOOKALIKES, lookalikes
 
     seen = set()
     for plan in plans(by_label, task, 40):

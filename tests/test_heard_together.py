@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from reasonaudio.generation.bank import AtomicSound, SoundBank
-from reasonaudio.generation.relations import Event
+from reasonaudio.core.relations import Event
 from reasonaudio.generation.render import heard_together
 
 RATE = 16000

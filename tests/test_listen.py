@@ -8,8 +8,9 @@ import torch
 
 from reasonaudio.evaluation.runner import run
 from reasonaudio.evaluation.systems import EvalData, open_system
-from reasonaudio.generation.pipeline import caption, generate
-from reasonaudio.generation.relations import Atom, Event
+from reasonaudio.core.records import caption
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.core.relations import Atom, Event
 from reasonaudio.generation.tasks import TASKS, possible_texts
 from reasonaudio.generation.templates import STYLES, held_out, templates
 from reasonaudio.models.detector import Detected, decode

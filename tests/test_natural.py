@@ -15,7 +15,7 @@ from reasonaudio.generation.bank import quantise
 from reasonaudio.generation.config import GenerateConfig
 from reasonaudio.generation.natural import recording_bank
 from reasonaudio.generation.pipeline import generate
-from reasonaudio.generation.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
+from reasonaudio.core.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
 from reasonaudio.generation.sources import open_source
 from reasonaudio.generation.sources.strong_labels import merged
 from reasonaudio.generation.standin import write_standin
@@ -306,7 +306,7 @@ def test_outside_the_positives_member_no_renaming_of_a_negation_is_yes(shape_nam
 def test_no_recording_of_a_group_holds_a_lookalike_of_a_sound_the_query_names(natural):
     """The stand-in mixes the built-in bank's classes, some of which a listener may take for one another (a
     crackle and a click train): no candidate holds a look-alike of a sound its query names."""
-    from reasonaudio.generation.phrases import lookalikes
+    from reasonaudio.core.phrases import lookalikes
 
     events = {row["clip_id"]: {e["label"] for e in row["events"]} for row in _table(natural, "corpus", ["clip_id", "events"])}
     checked = 0

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from reasonaudio.generation.phrases import (A_BEFORE_VOWEL, AN_BEFORE_CONSONANT, ESC50_PHRASES, FSD50K_PHRASES, default_phrase,
+from reasonaudio.core.phrases import (A_BEFORE_VOWEL, AN_BEFORE_CONSONANT, ESC50_PHRASES, FSD50K_PHRASES, default_phrase,
                                 phrase_for)
 from reasonaudio.generation.sources.synthetic import CLASSES
 from reasonaudio.generation.tasks import TASKS

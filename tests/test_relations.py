@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reasonaudio.generation.relations import AMBIGUOUS, NO, YES, Atom, Event, judge_corpus, relevant
+from reasonaudio.core.relations import AMBIGUOUS, NO, YES, Atom, Event, judge_corpus, relevant
 
 seconds = st.floats(min_value=0.6, max_value=3.0)
 gaps = st.floats(min_value=0.5, max_value=2.0)
@@ -198,7 +198,7 @@ def test_unknown_relation_is_rejected():
 
 
 def test_depth_counts_atoms_but_not_an_implied_presence():
-    from reasonaudio.generation.relations import depth, mentioned
+    from reasonaudio.core.relations import depth, mentioned
     atoms = [Atom("present", ("a",)), Atom("before", ("a", "b")), Atom("absent", ("z",))]
     assert depth(atoms) == 2 and mentioned(atoms) == ["a", "b", "z"]
     assert depth([Atom("present", ("a",)), Atom("absent", ("z",))]) == 2

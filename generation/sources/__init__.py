@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..spec import parse_spec
+from reasonaudio.core.spec import parse_spec
+
 from . import csv_manifest, esc50, folder, fsd50k, hf, strong_labels, synthetic
 from .base import BadRecording, Recording, SourceError, SPLITS
 

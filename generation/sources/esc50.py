@@ -8,7 +8,8 @@ from collections import Counter
 from functools import partial
 from pathlib import Path
 
-from ..phrases import ESC50_PHRASES
+from reasonaudio.core.phrases import ESC50_PHRASES
+
 from .base import Recording, SourceError, read_audio_file
 
 LICENSE = "CC-BY-NC-3.0 (ESC-50, K. J. Piczak; per-clip attribution in the dataset's LICENSE)"

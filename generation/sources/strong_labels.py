@@ -37,8 +37,9 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from ..phrases import LABELS_SEPARATOR
-from ..relations import MAX_TOLERANCE, Event
+from reasonaudio.core.phrases import LABELS_SEPARATOR
+from reasonaudio.core.relations import MAX_TOLERANCE, Event
+
 from .base import BadRecording, Recording, SourceError, inside, read_audio_file
 
 LAYOUTS = {

@@ -24,7 +24,8 @@ from itertools import combinations
 from math import isqrt
 from typing import Optional
 
-from ..phrases import lookalikes
+from reasonaudio.core.phrases import lookalikes
+
 from ..scene import Block, Scene, Slot
 from .shape import MIN_SECONDS, Need, Shape
 

@@ -7,7 +7,9 @@ length is tested are continuous (croppable to any length), and `lasts` pairs its
 whose length is across the margin; the partner is longer as often as shorter, so "the named sound is
 the longer" is right half the time.
 """
-from ..relations import LASTS_NO, LASTS_YES, Atom
+
+from reasonaudio.core.relations import LASTS_NO, LASTS_YES, Atom
+
 from .flips import alternating_cycle
 from .group import layout_for
 from .shape import CONTINUOUS, STEADY, Shape, Task

@@ -13,8 +13,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..phrases import lookalikes
-from ..relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, mentioned, relevant
+from reasonaudio.core.phrases import lookalikes
+from reasonaudio.core.relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, mentioned, relevant
+
 from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits_where_moved

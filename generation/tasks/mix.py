@@ -1,6 +1,7 @@
 """mix: two or three atoms from different tasks over three or four sounds; each tested atom has its own
 hard negative, built exactly as its task builds it."""
-from ..relations import Atom
+from reasonaudio.core.relations import Atom
+
 from .shape import CONTINUOUS, STEADY, Shape, Task
 from .duration import Lasts, Longer
 from .order import Before

@@ -1,7 +1,9 @@
 """negation: some sounds are there and others are not. A group is a symmetric design (`designs.py`): a ring
 of windows, or every candidate leaving out two of five classes. A hard negative holds an excluded class where
 the positive holds an unmentioned one, every class at one length, the other sounds in their order."""
-from ..relations import Atom
+
+from reasonaudio.core.relations import Atom
+
 from .designs import Complements, Ring
 from .shape import Shape, Task
 

@@ -3,7 +3,8 @@ places, every length and gap kept); in a three-sound chain each neighbouring pai
 sounds stand before or after the chain, so a swap moves the two swapped sounds and nothing else."""
 from dataclasses import replace
 
-from ..relations import Atom
+from reasonaudio.core.relations import Atom
+
 from .flips import alternating_cycle
 from .shape import Shape, Task
 

@@ -19,7 +19,9 @@ overlap positive, and "a named sound is heard last" half of the rest (a rule tha
 query names, not what it says of them); with them every version of a member is the positive as often as any
 other, and only the words decide.
 """
-from ..relations import Atom
+
+from reasonaudio.core.relations import Atom
+
 from .shape import CONTINUOUS, STEADY, Shape, Task
 
 HOST_SECONDS = (1.5, 3.0)

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Optional
 
+from reasonaudio.core import relations
+from reasonaudio.core.relations import Atom, depth
+
 from ..bank import MIN_ACTIVE_SECONDS
-from ..relations import Atom, depth
 from ..scene import Scene
 from .flips import absent_flips, keeps_places, merged
 
@@ -161,7 +163,7 @@ class Shape:
     @property
     def tested(self) -> int:
         """Atoms a flip tests: all but present(X), which the partial matches test (X missing)."""
-        return sum(atom.relation != "present" for atom in self.symbolic_atoms())
+        return len(relations.tested(self.symbolic_atoms(), presence=False))
 
     @property
     def core_events(self) -> int:

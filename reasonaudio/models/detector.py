@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from reasonaudio.generation.relations import Event
+from reasonaudio.core.relations import Event
 
 from .events import steps_of
 from .files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch

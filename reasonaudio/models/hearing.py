@@ -1,4 +1,4 @@
-"""A detector's events judged per query by the one relevance function (generation/relations.py): how the
+"""A detector's events judged per query by the one relevance function (reasonaudio/core/relations.py): how the
 `detector:` system scores and how training chooses a detector's decoding (threshold, median filter, gap).
 
 Ranking: a clip scores 2 when the detected events answer the query (YES), 1 when ambiguous, 0 when not,
@@ -17,8 +17,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from reasonaudio.generation import relations
-from reasonaudio.generation.relations import AMBIGUOUS, YES, required_labels, relevant
+from reasonaudio.core import relations
+from reasonaudio.core.relations import AMBIGUOUS, YES, required_labels, relevant
 
 from .detector import GAP_STEPS, MEDIAN_STEPS, THRESHOLDS
 from .events import detection_scores

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reasonaudio.generation.spec import parse_spec
+from reasonaudio.core.spec import parse_spec
 
 from . import clap, detector, dual, small
 from .files import DAMAGED_MODEL, read_json, write_json

@@ -5,7 +5,6 @@ after every epoch; evaluation's runner and systems build on it."""
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Iterable, Sequence
@@ -15,8 +14,9 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reasonaudio.generation.phrases import sources_phrases
-from reasonaudio.generation.relations import Atom, Event
+from reasonaudio.core.phrases import sources_phrases
+from reasonaudio.core.records import constraint_atoms
+from reasonaudio.core.relations import Atom, Event
 from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio, load_table
 from reasonaudio_metric.functional import score
 
@@ -75,7 +75,7 @@ class EvalData:
 
 def query_atoms(queries) -> list[list[Atom]]:
     """Each query's constraint: the atoms its `constraint` column holds."""
-    return [[Atom.from_dict(a) for a in json.loads(text)["all"]] for text in queries["constraint"]]
+    return [constraint_atoms(text) for text in queries["constraint"]]
 
 
 def clip_events(corpus) -> list[tuple[Event, ...]]:

@@ -13,7 +13,7 @@ import socket
 from pathlib import Path
 from urllib.parse import urlparse
 
-from reasonaudio.generation.spec import parse_spec
+from reasonaudio.core.spec import parse_spec
 
 SYSTEMS = {
     "clap": "clap",

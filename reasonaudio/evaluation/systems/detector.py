@@ -1,6 +1,6 @@
 """`detector:MODEL_DIR`: hear, then reason exactly. A sound-event detector (`reasonaudio train --model
 detector`) lists each clip's events; each query's constraint is judged on them by the one relevance
-function (generation/relations.py; the ranking: models/hearing.py). Perfect language and reasoning over
+function (`reasonaudio/core/relations.py`; the ranking: models/hearing.py). Perfect language and reasoning over
 learned hearing: its accuracy is the ceiling of any model that hears as well, and where it falls short the
 audio does not carry what the annotation says as plainly as the detector needs.
 """

@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 from scipy.stats import rankdata
 
-from reasonaudio.generation.spec import integer_option
+from reasonaudio.core.spec import integer_option
 from reasonaudio.models.scoring import EvalData, clip_events
 
 from .learned import GroupAdversary, group_columns

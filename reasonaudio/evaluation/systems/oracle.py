@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from reasonaudio.generation.relations import AMBIGUOUS, NO, YES, judge_corpus, relevant
+from reasonaudio.core.relations import AMBIGUOUS, NO, YES, judge_corpus, relevant
 from reasonaudio.models.scoring import System, candidate_index, clip_events, query_atoms
 
 

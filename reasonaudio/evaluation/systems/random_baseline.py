@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from reasonaudio.generation.spec import integer_option
+from reasonaudio.core.spec import integer_option
 from reasonaudio.models.scoring import System
 
 

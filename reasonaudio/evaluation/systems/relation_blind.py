@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reasonaudio.generation.relations import sounding_seconds
-from reasonaudio.generation.spec import integer_option
+from reasonaudio.core.relations import sounding_seconds
+from reasonaudio.core.spec import integer_option
 from reasonaudio.models.scoring import EvalData, clip_events, query_atoms
 
 from .annotations import mentioned_labels

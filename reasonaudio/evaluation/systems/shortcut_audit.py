@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from reasonaudio.generation.spec import integer_option
+from reasonaudio.core.spec import integer_option
 from reasonaudio.models.scoring import EvalData, System, clip_events
 from reasonaudio_dataset.loading import audio_decoder
 

@@ -1,6 +1,6 @@
 """`two-stage:TEXT_MODEL?captions=oracle|detector:MODEL_DIR|FILE.jsonl`: clips described by captions, ranked by
 a text model. `detector:MODEL_DIR` hears the audio: a trained detector's events written as the oracle
-captions are written from the annotations (generation/pipeline.py's `caption`), so the two differ only in
+captions are written from the annotations (`reasonaudio.core.records.caption`), so the two differ only in
 what was heard."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import torch
 
-from reasonaudio.generation.phrases import phrase_for
-from reasonaudio.generation.pipeline import caption
+from reasonaudio.core.phrases import phrase_for
+from reasonaudio.core.records import caption
 from reasonaudio.models.pretrained import loading_model, resolve_text_model
 from reasonaudio.models.scoring import VectorSystem, encode_texts
 

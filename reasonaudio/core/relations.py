@@ -222,10 +222,27 @@ def required_labels(atoms: Iterable[Atom]) -> frozenset[str]:
     return frozenset(a for atom in atoms if atom.relation in REQUIRES_PRESENCE for a in atom.labels)
 
 
+def tested(atoms: Sequence[Atom], *, presence: bool = True) -> list[int]:
+    """The atoms a minimal pair may flip, by index: every atom but a present(X) another atom on X already
+    implies (flipping it would flip that atom too).
+
+    Args:
+        atoms: a query's atoms.
+        presence: whether a present(X) no other atom implies is tested. Natural builds flip it like any atom;
+            planned shapes leave every present(X) to the partial matches, whose clips lack X.
+
+    Returns:
+        The tested atoms' indices, in order.
+    """
+    implied = required_labels([atom for atom in atoms if atom.relation != "present"])
+    return [j for j, atom in enumerate(atoms)
+            if atom.relation != "present" or (presence and atom.args[0] not in implied)]
+
+
 def depth(atoms: Sequence[Atom]) -> int:
-    """The number of atoms, not counting a present(X) that another atom on X already implies (DESIGN §4)."""
-    implied = {a for atom in atoms if atom.relation != "present" for a in required_labels([atom])}
-    return sum(not (atom.relation == "present" and atom.args[0] in implied) for atom in atoms)
+    """The number of atoms, not counting a present(X) that another atom on X already implies (DESIGN §4): the
+    atoms `tested` in a natural build."""
+    return len(tested(atoms))
 
 
 def mentioned(atoms: Sequence[Atom]) -> list[str]:
