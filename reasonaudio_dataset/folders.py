@@ -12,6 +12,7 @@ import shlex
 from contextlib import contextmanager
 from pathlib import Path
 
+from .hub import hub_offline, unreachable_hub
 from .splits import RECORDS, SPLITS
 
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")    # ORG/NAME, as every ReasonAudio build on the Hub is named
@@ -25,12 +26,17 @@ def record_files(out: Path, planned: bool = False) -> dict[str, Path]:
 
 
 def check_data(data: str, splits: tuple[str, ...] = ()) -> None:
-    """`data` is a folder holding each of `splits` finished, or can be a Hub id (checked when loaded); else a
-    one-line error naming what is missing, and for a split whose generation was cut off, how to resume it."""
+    """`data` is a folder holding each of `splits` finished, or a Hub id with the Hub reachable (or offline use
+    asked for: the id is then looked up in the cache when loaded); else a one-line error naming what is missing,
+    and for a split whose generation was cut off, how to resume it."""
     folder = Path(data)
     if not folder.exists():
         if data.startswith((".", "/", "~")) or not HUB_ID.fullmatch(data):
             raise ValueError(f"{data}: no such folder (and not a Hub dataset id, which reads ORG/NAME)")
+        unreachable = None if hub_offline() else unreachable_hub()     # offline: a cached copy is loaded
+        if unreachable:
+            raise ValueError(f"{data}: no such folder, and the Hub dataset {data} cannot be fetched ({unreachable}); "
+                             "to use a copy already in your Hugging Face cache, set HF_HUB_OFFLINE=1")
         return
     if not folder.is_dir():
         raise ValueError(f"{data} is a file, not a folder written by reasonaudio generate")

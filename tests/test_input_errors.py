@@ -430,3 +430,22 @@ def test_a_folder_holds_one_kind_of_source(small_corpus, tmp_path, capsys):
     _fails(capsys, ["generate", "--out", str(folder), "--split", "train", "--queries-per-task", "2", "--quiet"],
            "holds splits built from strong:st2?labels=audioset.tsv: a folder holds one kind of source")
     assert not (folder / ".reasonaudio" / "train.plan.json").exists()
+
+
+def test_a_hub_dataset_id_is_refused_at_once_when_the_hub_cannot_be_reached(monkeypatch, tmp_path, capsys):
+    """Not offline, and nothing answers at the Hub's endpoint: one line naming the id, the host and the way to
+    use a cached copy, from the loader and from the command line alike (datasets would retry for ~25 s)."""
+    import huggingface_hub
+
+    from reasonaudio import load_reasonaudio
+    from reasonaudio.cli import main
+
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", "http://127.0.0.1:9")    # the discard port: refused
+    with pytest.raises(ValueError, match=r"someorg/build: no such folder, and the Hub dataset someorg/build cannot "
+                                         r"be fetched \(127\.0\.0\.1 cannot be reached: .*HF_HUB_OFFLINE=1"):
+        load_reasonaudio("someorg/build")
+    assert main(["evaluate", "--data", "someorg/build", "--model", "oracle", "--out", str(tmp_path / "r")]) == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and "127.0.0.1 cannot be reached" in said and not (tmp_path / "r").exists()
