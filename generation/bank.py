@@ -102,8 +102,16 @@ def frame_rms(samples: np.ndarray, frame: int) -> np.ndarray:
     return np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
 
 
-def _rms(samples: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
+def rms_of(samples: np.ndarray) -> float:
+    """The root mean square of `samples`, summed in float64 (a long float32 sum loses the quiet tail).
+
+    Args:
+        samples: any samples.
+
+    Returns:
+        Their RMS level.
+    """
+    return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
 
 
 def _audible(rms: np.ndarray) -> np.ndarray:
@@ -153,10 +161,10 @@ def prepare(samples: np.ndarray, rate: int, sample_rate: int, start=None, end=No
     if samples.size == 0 or np.abs(samples).max() < SILENT_PEAK:
         raise BadAudio("silent" if samples.size else "empty after cropping to start/end")
     if rate != sample_rate:
-        before = _rms(samples)
+        before = rms_of(samples)
         samples = soxr.resample(samples, rate, sample_rate, quality="HQ").astype(np.float32)
         # the trimming rule applied to the whole sound: kept below TRIM_DB of itself, it is inaudible
-        if np.abs(samples).max() < SILENT_PEAK or _rms(samples) < before * 10 ** (TRIM_DB / 20):
+        if np.abs(samples).max() < SILENT_PEAK or rms_of(samples) < before * 10 ** (TRIM_DB / 20):
             raise BadAudio(f"silent after resampling from {rate} to {sample_rate} Hz (its energy lies above "
                            f"{sample_rate // 2} Hz); use a higher --sample-rate")
     frame = max(1, int(FRAME_SECONDS * sample_rate))
@@ -181,7 +189,7 @@ def decide_kind(label: str, rms: np.ndarray, seconds: float, given: str | None) 
 
 
 def normalise(samples: np.ndarray) -> np.ndarray:
-    gain = min(10 ** (TARGET_RMS_DB / 20) / _rms(samples), PEAK_CEILING / float(np.abs(samples).max()))
+    gain = min(10 ** (TARGET_RMS_DB / 20) / rms_of(samples), PEAK_CEILING / float(np.abs(samples).max()))
     return (samples * gain).astype(np.float32)
 
 

@@ -116,6 +116,7 @@ def test_the_bank_check_measures_each_sound_once_for_all_draws(monkeypatch):
     is measured per draw, at two places on the chain's frame grid (the verdicts are those of measuring it
     every time)."""
     import reasonaudio.generation.acoustics.chain as chain
+    from reasonaudio.generation.bank import rms_of
 
     rate, seconds = 16000, np.arange(16000) / 16000
     sounds = [SimpleNamespace(source_id=f"s{k}", label=f"tone {k}", kind="continuous",
@@ -124,7 +125,7 @@ def test_the_bank_check_measures_each_sound_once_for_all_draws(monkeypatch):
     condition = condition_from_spec({"name": "band", "transforms": [{"BandPassFilter": {
         "min_center_freq": 1000, "max_center_freq": 1100, "min_bandwidth_fraction": 1.5, "max_bandwidth_fraction": 1.6}}]})
     measured = []
-    monkeypatch.setattr(chain, "audible_rms", lambda samples, rate: measured.append(1) or chain._rms(samples))
+    monkeypatch.setattr(chain, "audible_rms", lambda samples, rate: measured.append(1) or rms_of(samples))
     assert chain.inaudible_sounds([condition], sounds, 0, "test", rate, draws=4) == {}
     assert len(measured) == len(sounds) + 4 * 2 * len(sounds)
 

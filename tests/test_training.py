@@ -74,8 +74,8 @@ def test_train_end_to_end_keeps_the_best_checkpoint_that_scores_as_validated(spl
 
 def test_train_without_hard_negatives_reads_no_negative(splits, tmp_path, monkeypatch):
     reads = []
-    clip = ContrastiveTriplets._clip
-    monkeypatch.setattr(ContrastiveTriplets, "_clip", lambda self, clip_id: reads.append(clip_id) or clip(self, clip_id))
+    clip = ContrastiveTriplets.clip
+    monkeypatch.setattr(ContrastiveTriplets, "clip", lambda self, clip_id: reads.append(clip_id) or clip(self, clip_id))
     out = tmp_path / "pairs"      # 2 epochs x 5 steps: a 10-step run (one warm-up step, then the cosine)
     assert main(["train", "--data", str(splits), "--out", str(out), "--no-hard-negatives", "--epochs", "2",
                  "--max-steps", "5", "--batch-size", "2", "--quiet"]) == 0

@@ -30,7 +30,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from ..bank import FRAME_SECONDS, TRIM_DB, frame_rms
+from ..bank import FRAME_SECONDS, TRIM_DB, frame_rms, rms_of
 from ..tasks.group import GAIN_DB
 from .condition import COMPOSITIONS, MAX_RT60, Condition, ConditionError
 
@@ -157,10 +157,6 @@ def _plain(value):
     return value if isinstance(value, str) else None
 
 
-def _rms(samples: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
-
-
 def _peak(samples: np.ndarray) -> float:
     return max(float(samples.max()), -float(samples.min())) if len(samples) else 0.0
 
@@ -176,7 +172,7 @@ def audible_rms(samples: np.ndarray, rate: int) -> float:
     """The RMS of what can be heard of `samples`: above AUDIBLE_FROM_HZ."""
     from scipy.signal import sosfilt
 
-    return _rms(sosfilt(_audible_band(rate), samples))
+    return rms_of(sosfilt(_audible_band(rate), samples))
 
 
 class HeardSound:
@@ -334,7 +330,7 @@ class GroupChain:
         else PAD_SECONDS, a codec's last frame): each is heard apart from the others (a frame-based codec's grid
         falls where it falls, as it does in a clip), and a codec or resampler is set up once, not per sound."""
         if not self._changes_sounds or not sounds:      # additive noise alone leaves every sound as it was
-            return [(_rms(sound.samples), None) for sound in sounds]
+            return [(rms_of(sound.samples), None) for sound in sounds]
         room = any(kind(transform) == "RoomSimulator" for transform in self.transforms)
         gap = np.zeros(int((GAP_SECONDS if room else PAD_SECONDS) * self.sample_rate), np.float32)
         starts = np.cumsum([0] + [len(gap) + sound.length for sound in sounds])
@@ -342,7 +338,7 @@ class GroupChain:
         found = []
         for sound, start, what in zip(sounds, starts, whats or ["a sound"] * len(sounds)):
             stages = [stage[start + len(gap): start + len(gap) + sound.length] for stage in passed]
-            found.append((_rms(stages[-1]), self._broken(lambda stage: sound.erased(stage, max_loss_db), stages, what)))
+            found.append((rms_of(stages[-1]), self._broken(lambda stage: sound.erased(stage, max_loss_db), stages, what)))
         return found
 
     def _reference(self, pieces) -> float:

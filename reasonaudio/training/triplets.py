@@ -116,8 +116,15 @@ class ContrastiveTriplets(_SharedEpoch, torch.utils.data.Dataset):
     def __len__(self) -> int:
         return len(self.queries)
 
-    def _clip(self, clip_id: str) -> tuple[np.ndarray, int, list[np.ndarray]]:
-        """A clip's samples, rate, and the stretch of the mix where each annotated sound plays."""
+    def clip(self, clip_id: str) -> tuple[np.ndarray, int, list[np.ndarray]]:
+        """A clip as training reads it: the corpus row is decoded only when a triplet needs it.
+
+        Args:
+            clip_id: the clip's id in the split's corpus.
+
+        Returns:
+            Its samples (float32 mono), their rate, and the stretch of the mix where each annotated sound plays.
+        """
         row = self.corpus[self.row_of[clip_id]]
         samples, rate = row["audio"]["array"], row["audio"]["sampling_rate"]
         return samples, rate, _spans(samples, rate, row["events"])
@@ -132,8 +139,8 @@ class ContrastiveTriplets(_SharedEpoch, torch.utils.data.Dataset):
     def __getitem__(self, index: int) -> tuple[torch.Tensor | str, ...]:
         query = self.queries[index]
         negative, rng = _draw(query, self.seed, self.epoch, index, self.hard_negatives)
-        positive, rate, spans = self._clip(query["positive"])
-        negative, _, more = (None, rate, []) if negative is None else self._clip(negative)
+        positive, rate, spans = self.clip(query["positive"])
+        negative, _, more = (None, rate, []) if negative is None else self.clip(negative)
         return _item(query["text"], positive, negative, rate, spans + more, self.augment, rng)
 
 
