@@ -13,8 +13,8 @@ read the annotations, on one build.
 2. `reasonaudio train --model detector` (--detector-steps batches of 32 clips an epoch), then `--model
    dual:DETECTOR_DIR` (the dual encoder hears through the trained detector, frozen; every query an epoch).
 3. The ladder on the test split: oracle, detector (the hearing ceiling), two-stage (MiniLM on the
-   detector's captions, and on the oracle captions), the dual encoder, bag-of-sounds,
-   first-mentioned-first, random; per task and per task x depth with bootstrap 95 % intervals, and the
+   detector's captions, and on the oracle captions), the dual encoder, the recognition
+   baseline and the word-order rule held to it (from their `METADATA`), random; per task and per task x depth with bootstrap 95 % intervals, and the
    detector's DCASE metrics on the test split.
 4. Without --one-fold, compose or memorise: four more test builds of --compose-queries per task, from the
    train split's recordings or from new (test) ones, in the seen templates or the held-out ones; the
@@ -30,6 +30,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reasonaudio.evaluation.systems import BASELINES                                           # noqa: E402
+
+RECOGNITION = next(kind for kind, found in BASELINES.items() if found.provides)   # recognition without reasoning
+WORDS = next(kind for kind, found in BASELINES.items() if found.held_to == BASELINES[RECOGNITION].provides)
 
 TASKS = ("negation", "order", "overlap", "duration", "mix")
 SEEN, HELD_OUT = "natural:seen", "natural:held-out"
@@ -120,8 +125,8 @@ def main() -> None:
         specs = {"oracle": "oracle", "detector": f"detector:{root / 'detector'}",
                  "two-stage (detector captions)": f"two-stage:all-MiniLM-L6-v2?captions=detector:{root / 'detector'}",
                  "two-stage (oracle captions)": "two-stage:all-MiniLM-L6-v2?captions=oracle",
-                 "dual encoder": f"trained:{root / 'dual'}", "bag-of-sounds": "bag-of-sounds",
-                 "first-mentioned-first": "first-mentioned-first", "random": "random"}
+                 "dual encoder": f"trained:{root / 'dual'}", RECOGNITION: RECOGNITION,
+                 WORDS: WORDS, "random": "random"}
         results, systems = {}, {}
         for name, spec in specs.items():
             systems[name] = open_system(spec)

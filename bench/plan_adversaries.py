@@ -3,10 +3,10 @@
     python bench/plan_adversaries.py [--source SPEC] [--queries 200] [--train-queries 200] [--seeds 0]
                                      [--train-source SPEC] [--tasks TASK ...]
 
-`relation-blind` (which sounds the query names, not what it says of them; held to its count tie), `listwise-audit`
-(a group's candidates compared, no query; chance 1 / candidates) and `shortcut-timeline` (one clip's timeline, no
-query: the timeline half of `shortcut-audit`, whose other half hears the audio; chance 1 / candidates) are the
-systems of `reasonaudio baselines`, with their own features and classifier, trained on a planned train split and
+The learned adversary that reads the named sounds (which sounds the query names, not what it says of them; held to
+its count tie), the one that reads nothing but compares a group's candidates (chance 1 / candidates), both found by
+their `METADATA`, and `shortcut-timeline` (one clip's timeline, no query: the timeline half of the learned audit that
+hears the clips, whose other half hears the audio; chance 1 / candidates) are the systems of `reasonaudio baselines`, with their own features and classifier, trained on a planned train split and
 scored on a planned test split (both from `--source`, the train split's recordings from its own split) — nothing
 rendered, so a change to a planner is measured in a minute instead of a build. Printed per task and per task x
 shape: queries, each adversary's accuracy, its tie and the paired bootstrap 95 % interval of the difference (2,000
@@ -18,6 +18,7 @@ built folder; this is its fast half, for construction work.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import tempfile
 import time
@@ -30,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reasonaudio.evaluation.systems.annotations import timeline_features                             # noqa: E402
 from reasonaudio.evaluation.systems.learned import fit_classifier                                    # noqa: E402
-from reasonaudio.evaluation.systems.listwise_audit import candidate_features                         # noqa: E402
-from reasonaudio.evaluation.systems.relation_blind import group_count_tie, pair_features             # noqa: E402
+from reasonaudio.evaluation.systems import BASELINES, SYSTEMS                                  # noqa: E402
+from reasonaudio.evaluation.systems.counting import group_count_tie                                   # noqa: E402
 from reasonaudio.generation.config import GenerateConfig                                              # noqa: E402
 from reasonaudio.generation.pipeline import plan_split                                                # noqa: E402
 from reasonaudio.core.relations import mentioned                                                # noqa: E402
@@ -39,7 +40,11 @@ from reasonaudio.generation.tasks import TASKS                                  
 
 
 TASK_NAMES = tuple(TASKS)
-ADVERSARIES = ("relation-blind", "listwise-audit", "shortcut-timeline")
+BLIND, LISTWISE = (next(kind for kind, found in BASELINES.items() if found.needs_train and found.reads == reads)
+                   for reads in ("the named sounds", "nothing"))
+pair_features = importlib.import_module(f"reasonaudio.evaluation.systems.{SYSTEMS[BLIND]}").pair_features
+candidate_features = importlib.import_module(f"reasonaudio.evaluation.systems.{SYSTEMS[LISTWISE]}").candidate_features
+ADVERSARIES = (BLIND, LISTWISE, "shortcut-timeline")
 
 
 def planned(source: str, split: str, queries: int, seed: int, tasks: tuple[str, ...], sample_rate: int = 16000) -> list:
@@ -60,7 +65,7 @@ def rows(plans: list, clip_seconds: float) -> dict[str, np.ndarray]:
         timeline += [timeline_features(events, clip_seconds) for events in group]
         labels += [i == positive for i in range(len(group))]
         ties.append(group_count_tie(named, group, positive))
-    return {"relation-blind": np.asarray(blind), "listwise-audit": np.asarray(listwise),
+    return {BLIND: np.asarray(blind), LISTWISE: np.asarray(listwise),
             "shortcut-timeline": np.asarray(timeline), "labels": np.asarray(labels, dtype=int),
             "count tie": np.asarray(ties)}
 
@@ -115,9 +120,9 @@ def main() -> None:
         for name in accuracy:
             classifier = fit_classifier(train_rows[name], train_rows["labels"], seed)
             accuracy[name].append(group_accuracy(classifier.predict_proba(test_rows[name])[:, 1], test_rows["labels"], size))
-        ties["relation-blind"].append(test_rows["count tie"])
+        ties[BLIND].append(test_rows["count tie"])
         for name in ADVERSARIES:
-            if name != "relation-blind":                 # the query-blind ones: chance
+            if name != BLIND:                 # the query-blind ones: chance
                 ties[name].append(np.full(len(tested), 1 / size))
         test += tested
         seed_of += [seed] * len(tested)
@@ -132,7 +137,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     print(f"plans of {args.source}, seeds {args.seeds}: test {len(test)} queries, train {len(train)} a seed "
           f"({time.perf_counter() - started:.0f} s); accuracy (%) - tie, paired bootstrap 95 % interval\n")
-    print("| task / shape | n | relation-blind | count tie | (- tie, CI) | listwise-audit | (- 10 %, CI) "
+    print(f"| task / shape | n | {BLIND} | count tie | (- tie, CI) | {LISTWISE} | (- 10 %, CI) "
           "| shortcut-timeline | (- 10 %, CI) |")
     print("|---|---:|---:|---:|---|---:|---|---:|---|")
     for (task, shape), members in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] != "", kv[0][1])):
@@ -143,7 +148,7 @@ def main() -> None:
             low, high = interval(difference, seed_of[members], rng)
             flag = " **" if low > 0 or high < 0 else ""
             line += [f"{100 * accuracy[name][members].mean():.1f}"]
-            if name == "relation-blind":
+            if name == BLIND:
                 line += [f"{100 * ties[name][members].mean():.1f}"]
             line += [f"[{100 * low:+.1f}, {100 * high:+.1f}]{flag}"]
         print("| " + " | ".join(line) + " |")

@@ -15,10 +15,10 @@ each seed's queries, as `plan_adversaries.interval`), flagged `**` when the inte
   `events`, `level` (summed gain), `cropped` (discrete sounds played shorter than their recording), `looped`
   (continuous sounds played longer than theirs), `recorded` (its sounds' recordings' summed length), `shared`
   (the mean Jaccard similarity of the clip's classes to each other candidate's: how much the group shares them);
-* text-aware, tie = bag-of-sounds counting the named sounds present (ties by expectation): `least-busy`
+* text-aware, tie = counting the named sounds present (ties by expectation): `fewest-unnamed`
   (ties broken by the fewest unnamed sounds) and `fewest-events` (by the fewest events);
 * name-blind, knowing which sounds the query names but not which it excludes, tie = the count tie (one over
-  the candidates holding as many named sounds as the positive, `relation_blind.group_count_tie`), each among
+  the candidates holding as many named sounds as the positive, `counting.group_count_tie`), each among
   those candidates: `renaming` (the best such rule: one over the candidates whose named sounds the
   positive's become under a renaming of the named sounds that maps the group's patterns on themselves),
   `rarest-named` (the candidate holding the named sound fewest candidates hold) and `commonest-least` (the
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reasonaudio.generation.config import GenerateConfig                                              # noqa: E402
 from reasonaudio.generation.pipeline import plan_split                                                # noqa: E402
 from reasonaudio.core.relations import mentioned, sounding_seconds                              # noqa: E402
-from reasonaudio.evaluation.systems.relation_blind import group_count_tie                             # noqa: E402
+from reasonaudio.evaluation.systems.counting import group_count_tie                                   # noqa: E402
 from plan_adversaries import interval                                                     # noqa: E402
 
 
@@ -78,7 +78,7 @@ def rule_scores(plan, sounds: dict) -> dict[str, np.ndarray]:
     bag = np.array([len(named & {e.label for e in events}) for events in group], dtype=float)
     unnamed = np.array([len({e.label for e in events} - named) for events in group], dtype=float)
     scores["bag"] = bag
-    scores["least-busy"] = bag - 1e-3 * unnamed
+    scores["fewest-unnamed"] = bag - 1e-3 * unnamed
     scores["fewest-events"] = bag - 1e-3 * np.array([len(events) for events in group], dtype=float)
     held = [frozenset(named & {e.label for e in events}) for events in group]
     holding = Counter(label for labels in held for label in labels)
@@ -144,7 +144,7 @@ def main() -> None:
           f"({time.perf_counter() - started:.0f} s). Accuracy (%); ** the paired 95 % interval of rule - tie "
           f"excludes 0 (above or below)\n")
     frequency = ["renaming", "rarest-named", "commonest-least"]
-    header = ["task / shape", "n"] + blind + ["bag", "least-busy", "fewest-events", "count tie"] + frequency
+    header = ["task / shape", "n"] + blind + ["bag", "fewest-unnamed", "fewest-events", "count tie"] + frequency
     print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
     flagged = []
     for (task, shape), members in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1] != "", kv[0][1])):

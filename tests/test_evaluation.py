@@ -233,7 +233,7 @@ def test_cell_notes_flag_only_large_cells_whose_interval_excludes_the_tie():
 
 def test_least_busy_counts_named_sounds_then_the_fewest_events_and_is_held_to_the_count_tie():
     from reasonaudio.evaluation.cli import MIN_CELL, cell_notes
-    from reasonaudio.evaluation.systems.bag_of_sounds import count_tie
+    from reasonaudio.evaluation.systems.counting import named_count_tie as count_tie
     from reasonaudio_metric.functional import score
 
     data = _tiny_split()

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from reasonaudio.evaluation import cli as evaluation_cli
-from reasonaudio.evaluation.cli import BASELINE_FILES, MAIN, audit_verdict, baselines_table, quiet
+from reasonaudio.evaluation.cli import BASELINE_FILES, MAIN, baselines_table, quiet, verdicts
 from reasonaudio.evaluation.report import check_out, short_table
 from reasonaudio.generation import cli as generation_cli
 from reasonaudio.generation.cli import print_summary
@@ -99,8 +99,7 @@ def _run_demo(args) -> int:
 def demo_summary(out: str, record: dict, results: dict, runs: str) -> str:
     """What the demo built, the main systems per task in one short table, and where the full tables are."""
     counts = record["counts"]
-    audit = next((r for system, r in results.items() if system.startswith("shortcut-audit")), None)
-    verdict = [f"  audit  {audit_verdict(audit)}"] if audit else []
+    verdict = [f"  audit  {line}" for line in verdicts(results)]
     return "\n".join([
         f"\nbuilt  {out}: test {counts['queries']} queries over {counts['clips']} clips (and validation and train "
         "splits), 16 kHz, from the built-in bank",

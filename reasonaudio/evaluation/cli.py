@@ -16,19 +16,19 @@ from reasonaudio_metric.functional import check_count, check_resamples, paired_d
 from .compare import check_comparable, compare, load_runs, markdown, plot
 from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_no_foreign_files, check_options,
                      check_out, claimed_out, place_files, results_csv, results_plot, write_results)
+from .systems import BASELINES as DECLARED
 from .systems import HELP, check_spec, open_system
+from .systems.metadata import CHANCE
 
 DEFAULT_CACHE = Path(os.environ.get("REASONAUDIO_CACHE", Path.home() / ".cache" / "reasonaudio")) / "embeddings"
 
-BASELINES = ("random", "oracle", "bag-of-sounds", "least-busy", "first-mentioned-first", "timeline-rule",
-             "shortcut-audit", "relation-blind", "listwise-audit", "shared-sounds",
-             "two-stage:{text_model}?captions=oracle")
-BUSYNESS = ("bag-of-sounds", "least-busy")     # held to the named sounds' count tie, both ways
-LEARNED = ("shortcut-audit", "relation-blind", "listwise-audit")   # adversaries trained on the train split
+# every baseline as its module declares it (`METADATA`): the spec run, the tie it is held to, the flag's words
+BASELINES = tuple(found.spec or found.name for found in DECLARED.values())
+LEARNED = tuple(kind for kind, found in DECLARED.items() if found.needs_train)   # trained on the train split
 # the systems of the short table and the plot: the bounds, recognition without reasoning, words, captions, audits
-MAIN = ("random", "oracle", "bag-of-sounds", "first-mentioned-first", "two-stage", "shortcut-audit", "relation-blind")
+MAIN = tuple(sorted((kind for kind, found in DECLARED.items() if found.short), key=lambda kind: DECLARED[kind].short))
+VERDICTS = tuple(kind for kind, found in DECLARED.items() if found.verdict)     # a verdict on the whole build
 BASELINE_FILES = ("baselines.json", "baselines.md", "baselines.csv", "baselines.png")
-WORDS_MARGIN = 0.10   # first-mentioned-first may beat bag-of-sounds by at most this on any cell
 MIN_CELL = 30         # cells with fewer queries are reported, never flagged: their intervals are too wide
 FLAG_RESAMPLES = 10000   # enough for the tails of a Bonferroni-adjusted interval
 
@@ -74,18 +74,17 @@ def add_commands(sub) -> dict:
     evaluate.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
     baselines = sub.add_parser(
-        "baselines", help="the reference points: " + ", ".join(spec.partition(":")[0] for spec in BASELINES),
+        "baselines", help="the reference points: " + ", ".join(DECLARED),
         description="Score the diagnostic baselines on a split and print one table (group accuracy per task, with "
-                    "intervals). oracle must reach 100 %; shortcut-audit's interval must contain the random "
-                    "baseline, or the generator has a shortcut. When the queries carry shape and depth, a second "
-                    "table gives every baseline's group accuracy per task, shape and depth, with a note on any "
-                    "cell where first-mentioned-first beats bag-of-sounds by more than 10 points (the wording "
-                    "gives the order away) or where shortcut-audit's interval misses chance.")
+                    f"intervals). oracle must reach 100 %; {' and '.join(VERDICTS)}'s interval must contain the "
+                    "random baseline, or the generator has a shortcut. When the queries carry shape and depth, a "
+                    "second table gives every baseline's group accuracy per task, shape and depth, with a note on "
+                    f"any task or cell {rules()} beyond its interval.")
     baselines.add_argument("--data", required=True, help="a generated folder or a Hub dataset id (its test split)")
-    baselines.add_argument("--train", help="folder with the train split for shortcut-audit (default: --data)")
+    baselines.add_argument("--train", help=f"folder with the train split for {', '.join(LEARNED)} (default: --data)")
     baselines.add_argument("--acoustics", metavar="CONDITION",
-                           help="score the clips of this acoustic condition of a robustness build; shortcut-audit "
-                                "then trains on the train split's clips of the same condition (default: the main "
+                           help="score the clips of this acoustic condition of a robustness build; the learned "
+                                "audits then train on the train split of the same condition (default: the main "
                                 "corpus)")
     baselines.add_argument("--text-model", default="all-MiniLM-L6-v2",
                            help="sentence-transformers model of the two-stage baseline (default: %(default)s)")
@@ -107,8 +106,8 @@ def add_commands(sub) -> dict:
                     "Runs of different builds (by content digest), modes, splits or acoustic conditions are\n"
                     "refused by name. With --out, writes OUT/compare.{md,json,png} too.",
         epilog="example:\n  reasonaudio evaluate --data demo --model oracle --out runs/oracle\n"
-               "  reasonaudio evaluate --data demo --model bag-of-sounds --out runs/bag\n"
-               "  reasonaudio compare runs/bag runs/oracle --reference runs/bag --out runs/compare")
+               "  reasonaudio evaluate --data demo --model random --out runs/random\n"
+               "  reasonaudio compare runs/random runs/oracle --reference runs/random --out runs/compare")
     compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more --out folders of reasonaudio evaluate")
     compare.add_argument("--reference", metavar="RUN_DIR", help="the run every other is compared with (default: the first)")
     compare.add_argument("--out", help="also write compare.md, compare.json, compare.png here (default: print only)")
@@ -256,13 +255,40 @@ def _conditions(data: str, split: str, acoustics: str | None) -> list[str]:
     return found
 
 
-def audit_verdict(result: dict) -> str:
+def audit_verdict(name: str, result: dict) -> str:
+    """The verdict of a baseline held to chance on the whole build: whether its interval contains chance."""
     low, high = result["intervals"]["average"]["accuracy"]
     chance = result["random"]["average"]["accuracy"]
     if low <= chance <= high:
-        return f"shortcut-audit: its interval [{100 * low:.1f}, {100 * high:.1f}] contains {100 * chance:.1f} % (no shortcut found)"
-    return (f"shortcut-audit: its interval [{100 * low:.1f}, {100 * high:.1f}] misses {100 * chance:.1f} %: clip "
+        return f"{name}: its interval [{100 * low:.1f}, {100 * high:.1f}] contains {100 * chance:.1f} % (no shortcut found)"
+    return (f"{name}: its interval [{100 * low:.1f}, {100 * high:.1f}] misses {100 * chance:.1f} %: clip "
             "acoustics alone find the positive; the generator has a shortcut to fix")
+
+
+def verdicts(results: dict) -> list[str]:
+    """`audit_verdict` of each baseline that declares one (`METADATA.verdict`), found by its kind."""
+    return [audit_verdict(name, result) for name, result in results.items() if name.split(":")[0] in VERDICTS]
+
+
+def reference(kind: str) -> str:
+    """What a baseline's flags name as its tie: chance, a tie of `counting.TIES`, or the baseline that provides
+    its tie (by name)."""
+    held_to = DECLARED[kind].held_to
+    return next((other for other, found in DECLARED.items() if found.provides == held_to), held_to)
+
+
+def rules() -> str:
+    """Where a baseline is flagged, each held to its tie, in words: the no-flag note and --help."""
+    groups = {}     # the systems under one rule, in the registry's order
+    for kind, found in DECLARED.items():
+        if found.held_to:
+            groups.setdefault((reference(kind), found.flags, found.margin), []).append(kind)
+    said = []
+    for (tie, flags, margin), kinds in groups.items():
+        names = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else kinds[0]
+        gain = f" by more than {100 * margin:.0f} points" if margin else ""
+        said.append(f"where {names} beats {tie}{gain}" if flags == "above" else f"where {names} is off {tie}")
+    return ", ".join(said[:-1]) + f" or {said[-1]}" if len(said) > 1 else "".join(said)
 
 
 def _labels(result: dict, by: list[str]) -> np.ndarray:
@@ -306,42 +332,33 @@ def _tie_result(result: dict, values: list[float]) -> dict:
 
 def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float | None, str]]:
     """(system, its per-query accuracy, its tie per query, the gain allowed, what a gain means) for every
-    reasoning-free system the build must hold at its tie. A gain of None flags both sides (an audit below
-    chance marks the positive too); a number, gains above it only (first-mentioned-first over
-    bag-of-sounds; relation-blind over its count tie, the best a counting rule can do, not a chance
-    level: below it is no cue)."""
+    reasoning-free system the build must hold at its tie, as its `METADATA` declares it. A gain of None flags
+    both sides (an audit below chance marks the positive too); a number, gains above it only (a tie that is
+    the best a weaker rule does, not a chance level: below it is no cue). A tie of `counting.TIES` is read from
+    the system's per-query `count_tie`; a tie another system provides, from that system's accuracy."""
     def accuracy(name):
         return np.asarray(results[name]["per_query"]["accuracy"], dtype=np.float64)
 
-    def chance(name):
-        return np.full(len(accuracy(name)), results[name]["random"]["average"]["accuracy"])
-
-    checks, bag = [], "bag-of-sounds" in results
-    if "first-mentioned-first" in results and bag:
-        checks.append(("first-mentioned-first", accuracy("first-mentioned-first"), accuracy("bag-of-sounds"),
-                       WORDS_MARGIN, "the order the words name the sounds in gives the answer away; rebalance "
-                                     "these templates"))
-    if "relation-blind" in results:
-        checks.append(("relation-blind", accuracy("relation-blind"),
-                       np.asarray(results["relation-blind"]["per_query"]["count_tie"]), 0.0,
-                       "where the named sounds sit gives the answer away, without the relation"))
-    for name in BUSYNESS:
-        if name in results and "count_tie" in results[name]["per_query"]:
-            checks.append((name, accuracy(name), np.asarray(results[name]["per_query"]["count_tie"]), None,
-                           "how busy a candidate is (events, other sounds) finds the positive among those holding "
-                           "the named sounds"))
-    for name, what in (("shortcut-audit", "clip acoustics alone"), ("listwise-audit", "comparing the candidates"),
-                       ("shared-sounds", "how much the rest of its group shares a candidate's sounds")):
-        if name in results:
-            checks.append((name, accuracy(name), chance(name), None, f"{what} (no query) finds the positive"))
+    checks = []
+    for name, found in DECLARED.items():
+        if not found.held_to or name not in results:
+            continue
+        if found.held_to == CHANCE:
+            tie = np.full(len(accuracy(name)), results[name]["random"]["average"]["accuracy"])
+        elif "count_tie" in results[name]["per_query"]:
+            tie = np.asarray(results[name]["per_query"]["count_tie"])
+        elif reference(name) in results:
+            tie = accuracy(reference(name))
+        else:
+            continue
+        checks.append((name, accuracy(name), tie, found.margin if found.flags == "above" else None, found.flag))
     return checks
 
 
 def cell_notes(results: dict) -> list[str]:
     """The tasks, and the cells (task, shape, depth), where a reasoning-free system beats its tie beyond its
-    interval (see `_significant`): first-mentioned-first and the relation-blind adversary against
-    bag-of-sounds, the query-blind audits against chance (below chance is flagged too: a construction that
-    avoids the positive marks it as well)."""
+    interval (see `_significant`), each against the tie its `METADATA` declares (off it either way where it
+    flags both: a construction that avoids the positive marks it as well)."""
     notes = []
     for name, values, tie, margin, meaning in _checks(results):
         result = results[name]
@@ -350,15 +367,11 @@ def cell_notes(results: dict) -> list[str]:
             cells = _labels(result, by)
             for cell, (difference, low, high) in _significant(values, tie, cells).items():
                 if (difference != 0) if margin is None else difference > margin:
-                    reference = {"first-mentioned-first": "bag-of-sounds", "relation-blind": "its count tie",
-                                 **dict.fromkeys(BUSYNESS, "the named sounds' count tie")}.get(name, "chance")
                     side = meaning if difference > 0 else "the construction avoids the positive (below its tie)"
                     notes.append(f"{cell} (n={int(np.sum(cells == cell))}): {name} is {100 * difference:+.1f} points "
-                                 f"[{100 * low:+.1f}, {100 * high:+.1f}] from {reference}: {side}")
-    return notes or [f"no task, and no cell of {MIN_CELL} queries or more, where first-mentioned-first beats "
-                     f"bag-of-sounds by more than {100 * WORDS_MARGIN:.0f} points, where relation-blind beats its "
-                     "count tie, where bag-of-sounds or least-busy is off the named sounds' count tie, or where an "
-                     "audit is off chance, beyond its interval (95 % over the cells tested)"]
+                                 f"[{100 * low:+.1f}, {100 * high:+.1f}] from {reference(name)}: {side}")
+    return notes or [f"no task, and no cell of {MIN_CELL} queries or more, {rules()}, beyond its interval (95 % over "
+                     "the cells tested)"]
 
 
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
@@ -368,17 +381,16 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     # torch and datasets, imported on use: --help stays fast
     from .runner import breakdown, run
     from .systems import EvalData
-    from .systems import bag_of_sounds
-    from .systems.relation_blind import count_tie
+    from .systems.counting import TIES
 
     data = EvalData.load(data_path, "test", acoustics=acoustics)
     by = breakdown(data, ("shape", "depth"))
     results, notes = {}, []
-    for number, spec in enumerate(BASELINES, 1):
-        spec = spec.format(text_model=text_model)
+    for number, (kind, found) in enumerate(DECLARED.items(), 1):
+        spec = (found.spec or found.name).format(text_model=text_model)
         if progress:
             status(f"[{number}/{len(BASELINES)}] {spec}")
-        if spec in LEARNED and train:
+        if found.needs_train and train:
             spec = f"{spec}:?train={train}"
         try:
             system = open_system(spec, device=device)
@@ -391,13 +403,12 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
                           "seed": 0, "acoustics": acoustics}
             write_results(Path(out) / system.name.split(":")[0], result, run_record(system, spec, data_path, parameters))
         results[system.name] = result
-        if system.name == "relation-blind":
-            result["per_query"]["count_tie"] = count_tie(data).tolist()
-            results["relation-blind's count tie"] = _tie_result(result, result["per_query"]["count_tie"])
-        if system.name in BUSYNESS:
-            result["per_query"]["count_tie"] = bag_of_sounds.count_tie(data).tolist()
-        if system.name.startswith("shortcut-audit"):
-            notes.append(audit_verdict(result))
+        if found.held_to in TIES:
+            result["per_query"]["count_tie"] = TIES[found.held_to](data).tolist()
+        if found.tie_row:
+            results[found.tie_row] = _tie_result(result, result["per_query"]["count_tie"])
+        if found.verdict:
+            notes.append(audit_verdict(system.name, result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
     if len(by) > 1:
         where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"

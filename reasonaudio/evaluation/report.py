@@ -383,7 +383,7 @@ def results_plot(results: dict[str, dict], mode: str, systems: tuple[str, ...], 
 
 def breakdown_table(results: dict[str, dict], mode: str) -> str:
     """One row per cell of the systems' breakdown (its columns, its queries), one column per system (by
-    its kind: two-stage, timeline-rule): the headline, without intervals (they are in the results)."""
+    its kind, such as two-stage): the headline, without intervals (they are in the results)."""
     headline = HEADLINE[mode]
     first = next(iter(results.values()))["breakdown"]
     rows = [[*map(str, cell["where"].values()), str(cell["num_queries"]),

@@ -1,11 +1,13 @@
 """Models and baselines, each one module registered here. A spec is `kind:location[?option=value&...]`.
 
-A module is imported only when its kind is opened: `HELP` reads each module's `build` docstring, and
-`check_spec` its parameters, from its source without running it, so listing the kinds (the CLI's --help)
-loads no model library and a wrong spec is refused before torch loads."""
+A module is imported only when its kind is opened: `HELP` reads each module's `build` docstring, `check_spec`
+its parameters, and `BASELINES` its `METADATA` (what `reasonaudio baselines` holds it to), from its source
+without running it, so listing the kinds (the CLI's --help) loads no model library and a wrong spec is refused
+before torch loads. `reasonaudio baselines` runs the modules that declare `METADATA`, in the order below."""
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import os
@@ -15,23 +17,25 @@ from urllib.parse import urlparse
 
 from reasonaudio.core.spec import parse_spec
 
+from .metadata import CHANCE, BaselineMetadata
+
 SYSTEMS = {
     "clap": "clap",
     "python": "python_model",
     "embeddings": "embeddings_file",
     "trained": "trained",
     "detector": "detector",
-    "two-stage": "two_stage",
     "random": "random_baseline",
     "oracle": "oracle",
     "bag-of-sounds": "bag_of_sounds",
     "least-busy": "least_busy",
     "first-mentioned-first": "first_mentioned_first",
-    "shortcut-audit": "shortcut_audit",
     "timeline-rule": "timeline_rule",
+    "shortcut-audit": "shortcut_audit",
     "relation-blind": "relation_blind",
     "listwise-audit": "listwise_audit",
     "shared-sounds": "shared_sounds",
+    "two-stage": "two_stage",
 }
 # What a kind's location names, checked before its module loads: a folder or file that must be there, or a
 # Hugging Face model (a local folder, in the Hub's cache, or fetched: not while offline).
@@ -39,11 +43,26 @@ LOCATIONS = {"trained": "folder", "detector": "folder", "embeddings": "file", "c
 HUB_TIMEOUT = 2.0     # seconds to reach the Hub before a model neither local nor cached is refused
 
 
+@functools.cache
+def _tree(module: str) -> ast.Module:
+    """evaluation/systems/<module>.py, parsed, not run."""
+    source = importlib.util.find_spec(f"{__name__}.{module}").origin
+    return ast.parse(open(source, encoding="utf-8").read())
+
+
 def _build(module: str) -> ast.FunctionDef:
     """`build` in evaluation/systems/<module>.py, read as text."""
-    source = importlib.util.find_spec(f"{__name__}.{module}").origin
-    tree = ast.parse(open(source, encoding="utf-8").read())
-    return next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "build")
+    return next(node for node in _tree(module).body if isinstance(node, ast.FunctionDef) and node.name == "build")
+
+
+def metadata(module: str) -> BaselineMetadata | None:
+    """`METADATA = BaselineMetadata(...)` in evaluation/systems/<module>.py, read as text (its keywords are
+    literals, `CHANCE` as itself); None where the module declares none (a model, not a baseline)."""
+    for node in _tree(module).body:
+        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["METADATA"]:
+            return BaselineMetadata(**{keyword.arg: CHANCE if getattr(keyword.value, "id", None) == "CHANCE"
+                                       else ast.literal_eval(keyword.value) for keyword in node.value.keywords})
+    return None
 
 
 def _summary(module: str) -> str:
@@ -103,6 +122,7 @@ def check_spec(spec: str) -> tuple[str, str, dict]:
 
 
 HELP = "\n".join(f"  {kind}: {_summary(module)}" for kind, module in SYSTEMS.items())
+BASELINES = {kind: found for kind, module in SYSTEMS.items() if (found := metadata(module))}
 
 
 def builder(kind: str):
@@ -124,4 +144,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["SYSTEMS", "HELP", "System", "EmbeddingSystem", "EvalData", "check_spec", "open_system", "builder"]
+__all__ = ["SYSTEMS", "HELP", "BASELINES", "BaselineMetadata", "metadata", "System", "EmbeddingSystem", "EvalData", "check_spec", "open_system", "builder"]

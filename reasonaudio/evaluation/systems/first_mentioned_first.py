@@ -1,8 +1,8 @@
-"""`first-mentioned-first`: reads the query's words but does no reasoning. A clip scores its bag-of-sounds
-score plus 0.5 x the Kendall concordance between the order in which the query text names the mentioned
-sounds and the order of their onsets in the clip (over the mentioned sounds the clip contains; 0 with
+"""`first-mentioned-first`: reads the query's words but does no reasoning. A clip scores its recognition score
+(`counting.bag_scores`) plus 0.5 x the Kendall concordance between the order in which the query text names the
+mentioned sounds and the order of their onsets in the clip (over the mentioned sounds the clip contains; 0 with
 fewer than two). It exists as a check of the wording: a rule like this must not beat recognition alone
-(bag-of-sounds) by a wide margin on any query shape. If it does, that shape's texts name the sounds in
+(the baseline that provides the "recognition" tie) by a wide margin on any query shape. If it does, that shape's texts name the sounds in
 the order they sound often enough to give the answer away, and the templates need rebalancing."""
 from __future__ import annotations
 
@@ -15,9 +15,15 @@ import torch
 from reasonaudio.models.scoring import System, clip_events, query_atoms
 
 from .annotations import mentioned_labels
-from .bag_of_sounds import bag_scores
+from .counting import bag_scores
+from .metadata import BaselineMetadata
 
 ORDER_WEIGHT = 0.5   # concordance in [-1, 1]: at most one mentioned sound's worth either way
+
+METADATA = BaselineMetadata(
+    name="first-mentioned-first", reads="the words", short=4, held_to="recognition", flags="above", margin=0.10,
+    flag="the order the words name the sounds in gives the answer away; rebalance these templates",
+    shows="recognition plus the order the words name the sounds in: whether the wording gives the order away")
 
 
 def mention_order(text: str, phrases: Mapping[str, Iterable[str]]) -> list[str]:
@@ -69,5 +75,5 @@ class FirstMentionedFirst(System):
 
 
 def build(location: str = "", device: str = "cpu") -> FirstMentionedFirst:
-    """bag-of-sounds plus agreement of mention order with onset order (reads words, no reasoning)."""
+    """recognition plus agreement of mention order with onset order (reads words, no reasoning)."""
     return FirstMentionedFirst()

@@ -1,8 +1,8 @@
 """`least-busy`: the least busy candidate that holds the query's sounds. A clip scores the number of sounds the
 query mentions that it contains, less 0.001 per event it holds (`?by=events`, the default) or per sound it holds
-that the query does not mention (`?by=unnamed`, which is bag-of-sounds' own tie-break). Where positives are
+that the query does not mention (`?by=unnamed`, the recognition baseline's own tie-break). Where positives are
 quieter or busier than their negatives, because recordings that answer a query cleanly are (a natural build),
-this finds them: it is held to bag-of-sounds' count tie (the named sounds counted alone, ties by their
+this finds them: it is held to the named sounds' count tie (the named sounds counted alone, ties by their
 expectation), in both directions (`reasonaudio baselines`)."""
 from __future__ import annotations
 
@@ -11,10 +11,16 @@ import torch
 from reasonaudio.models.scoring import System, clip_events, query_atoms
 
 from .annotations import mentioned_labels
-from .bag_of_sounds import count_scores
+from .counting import count_scores
+from .metadata import BaselineMetadata
 
 BUSY_WEIGHT = 0.001   # per event or unnamed sound: below any difference in named sounds, only breaks ties
 BY = ("events", "unnamed")
+
+METADATA = BaselineMetadata(
+    name="least-busy", reads="the named sounds", held_to="the named sounds' count tie",
+    flag="how busy a candidate is (events, other sounds) finds the positive among those holding the named sounds",
+    shows="the named sounds a clip holds, then the fewest events: whether busyness tells the positive")
 
 
 class LeastBusy(System):

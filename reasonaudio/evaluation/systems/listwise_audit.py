@@ -20,10 +20,16 @@ from reasonaudio.core.spec import integer_option
 from reasonaudio.models.scoring import EvalData, clip_events
 
 from .learned import GroupAdversary, group_columns
+from .metadata import CHANCE, BaselineMetadata
 
 FEATURES = ("same_sounds", "jaccard_mean", "jaccard_max", "shared_events", "distance_mean", "distance_min",
             "at_one_edit", "at_two_edits", "centrality_rank", "centrality", "sound_frequency_mean",
             "sound_frequency_min", "distinct_events")
+
+METADATA = BaselineMetadata(
+    name="listwise-audit", reads="nothing", needs_train=True, held_to=CHANCE,
+    flag="comparing the candidates (no query) finds the positive",
+    shows="no query, a group's candidates compared: whether the construction marks the positive")
 
 
 def _slot(event) -> tuple:

@@ -6,6 +6,11 @@ import torch
 from reasonaudio.core.spec import integer_option
 from reasonaudio.models.scoring import System
 
+from .metadata import BaselineMetadata
+
+METADATA = BaselineMetadata(name="random", reads="nothing", short=1,
+                            shows="chance: the floor every task is read against")
+
 
 class RandomScores(System):
     def __init__(self, seed: int):

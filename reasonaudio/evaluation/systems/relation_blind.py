@@ -6,8 +6,9 @@ relation), through features symmetric in the mentioned sounds: how many are ther
 last, longest, shortest, loudest or most central event is one of them; how much of each fifth of the clip
 they cover; whether they are contiguous; how many unmentioned sounds come before, between and after
 them; their gains and lengths against the unmentioned ones'. A retrieval model scores each (query, clip)
-pair on its own, so it can learn exactly such a rule. It is held to its count tie (`count_tie`: the best rule
-that counts how many named sounds a candidate holds): beating it means where the named sounds sit gives the answer.
+pair on its own, so it can learn exactly such a rule. It is held to its count tie (`counting.count_tie`: the best
+rule that counts how many named sounds a candidate holds): beating it means where the named sounds sit gives the
+answer.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from reasonaudio.models.scoring import EvalData, clip_events, query_atoms
 
 from .annotations import mentioned_labels
 from .learned import GroupAdversary, group_columns
+from .metadata import BaselineMetadata
 
 FIFTHS = 5
 FEATURES = ("mentioned", "mentioned_present", "unmentioned_present", "events", "first_mentioned", "last_mentioned",
@@ -26,6 +28,12 @@ FEATURES = ("mentioned", "mentioned_present", "unmentioned_present", "events", "
             *(f"fifth_{i}_mentioned" for i in range(FIFTHS)), *(f"fifth_{i}_unmentioned" for i in range(FIFTHS)),
             "contiguous", "unmentioned_before", "unmentioned_between", "unmentioned_after", "first_mentioned_rank",
             "gain_mentioned", "gain_unmentioned", "seconds_mentioned", "seconds_unmentioned")
+
+METADATA = BaselineMetadata(
+    name="relation-blind", reads="the named sounds", short=7, needs_train=True, held_to="its count tie",
+    flags="above", tie_row="relation-blind's count tie",
+    flag="where the named sounds sit gives the answer away, without the relation",
+    shows="which sounds the query names and where they sit, not the relation: whether the timeline gives it away")
 
 
 def _cover(events, start: float, end: float) -> float:
@@ -72,27 +80,6 @@ def group_features(data: EvalData) -> np.ndarray:
         mentioned = mentioned_labels(atoms)
         rows.extend(pair_features(mentioned, events[c], seconds[c]) for c in columns)
     return np.asarray(rows, dtype=np.float64)
-
-
-def group_count_tie(mentioned: set[str], group: list, positive: int) -> float:
-    """The accuracy of the best rule that sees only *how many* of the named sounds each candidate (a timeline)
-    holds: 1 / the candidates holding as many as the positive. Sounds, not events: a natural recording may
-    hold a class several times, and counting events, a rule counting the classes would beat the tie with no
-    relation read (bag-of-sounds counts classes too)."""
-    counts = [len(mentioned & {e.label for e in events}) for events in group]
-    return 1 / counts.count(counts[positive])
-
-
-def count_tie(data: EvalData) -> np.ndarray:
-    """Per query, `group_count_tie`. Bag-of-sounds' tie counts every named sound as wanted; where a query
-    excludes a sound, any relation-blind rule that counts beats it (the positive alone lacks one named
-    sound, or shares that with its partial matches), so the adversary is held to this one: above it, where
-    the named sounds sit gives the answer away."""
-    events = clip_events(data.corpus)
-    row = {clip: i for i, clip in enumerate(data.corpus["clip_id"])}
-    return np.asarray([group_count_tie(mentioned_labels(atoms), [events[row[clip]] for clip in group], group.index(positive))
-                       for atoms, group, positive in zip(query_atoms(data.queries), data.queries["candidates"],
-                                                         data.queries["positive"])])
 
 
 class RelationBlind(GroupAdversary):

@@ -19,8 +19,14 @@ import torch
 from reasonaudio.models.scoring import System, clip_events
 
 from .learned import group_columns, group_similarity
+from .metadata import CHANCE, BaselineMetadata
 
 ORDERS = ("least", "most")
+
+METADATA = BaselineMetadata(
+    name="shared-sounds", reads="nothing", held_to=CHANCE,
+    flag="how much the rest of its group shares a candidate's sounds (no query) finds the positive",
+    shows="no query, the candidate whose sounds the rest of its group shares least: whether a group marks it")
 
 
 def shared(group: list) -> list[Fraction]:

@@ -16,6 +16,12 @@ from reasonaudio_dataset.loading import audio_decoder
 
 from .annotations import timeline_features
 from .learned import fit_classifier, train_split
+from .metadata import CHANCE, BaselineMetadata
+
+METADATA = BaselineMetadata(
+    name="shortcut-audit", reads="the clips", short=6, needs_train=True, held_to=CHANCE, verdict=True,
+    flag="clip acoustics alone (no query) finds the positive",
+    shows="no query, one clip's acoustics and timeline: whether the generator leaves a shortcut")
 
 RATE = 16000
 FRAME, HOP = 1024, 512

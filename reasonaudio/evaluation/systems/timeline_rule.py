@@ -8,6 +8,11 @@ import torch
 from reasonaudio.models.scoring import System, clip_events
 
 from .annotations import TIMELINE_FEATURES, timeline_features
+from .metadata import BaselineMetadata
+
+METADATA = BaselineMetadata(
+    name="timeline-rule", reads="nothing",
+    shows="no query, the candidate with the longest span: whether one timeline statistic finds the positive")
 
 
 class TimelineRule(System):

@@ -15,6 +15,11 @@ from reasonaudio.models.pretrained import loading_model, resolve_text_model
 from reasonaudio.models.scoring import VectorSystem, encode_texts
 
 from .detector import build as detector
+from .metadata import BaselineMetadata
+
+METADATA = BaselineMetadata(
+    name="two-stage", reads="the oracle captions", spec="two-stage:{text_model}?captions=oracle", short=5,
+    shows="the annotations written as captions, ranked by a text model: what words alone reach")
 
 NOTHING_HEARD = "Nothing heard."     # the caption of a clip in which the detector hears no sound
 
