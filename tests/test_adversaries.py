@@ -13,7 +13,7 @@ from reasonaudio.evaluation.systems.listwise_audit import candidate_features
 from reasonaudio.evaluation.systems.relation_blind import pair_features
 from reasonaudio.generation.bank import build_bank
 from reasonaudio.core.relations import Event
-from reasonaudio.generation.tasks import TASKS, Quotas, plan_group
+from reasonaudio.generation.tasks import TASKS, Planning, Quotas, plan_group
 from reasonaudio.generation.tasks.designs import design_scenes
 
 
@@ -24,9 +24,9 @@ def by_label():
 
 def plans(by_label, task, shape, count=40):
     """The first `count` groups of `shape`, planned as a split plans them (one `Quotas` for all)."""
-    found, quotas = [], Quotas()
+    found, planning = [], Planning(by_label, 10, 10.0, quotas=Quotas())
     for i in range(400):
-        plan = plan_group(TASKS[task], f"q{i}", by_label, np.random.default_rng([11, i]), 10, 10.0, quotas=quotas)
+        plan = plan_group(TASKS[task], f"q{i}", planning, np.random.default_rng([11, i]))
         if plan.shape == shape:
             found.append(plan)
         if len(found) == count:
@@ -56,7 +56,7 @@ def test_the_relation_blind_features_find_a_planted_position_cue():
 def test_the_count_tie_counts_named_sounds_not_their_events():
     """A natural recording may hold a named class twice: the tie is that of counting the classes, the best a
     counting rule does (counting events, a rule counting classes would beat it with no relation read)."""
-    from reasonaudio.evaluation.systems.relation_blind import group_count_tie
+    from reasonaudio.evaluation.systems.counting import group_count_tie
     positive = [ev("x", 0, 1), ev("y", 2, 3)]
     repeated = [ev("x", 0, 1), ev("x", 2, 3), ev("u", 4, 5)]        # two events of x, no y
     version = [ev("y", 0, 1), ev("x", 2, 3)]
@@ -208,8 +208,9 @@ def test_only_the_positives_member_holds_as_many_named_sounds_in_a_mix_with_an_e
     sounds in a ring, a neighbour's put-in would hold one named sound in a related place and the excluded one in an
     unmentioned, and a relation-blind rule would tell those from the positive."""
     checked = 0
+    planning = Planning(by_label, 10, 10.0)
     for i in range(120):
-        plan = plan_group(TASKS["mix"], f"q{i}", by_label, np.random.default_rng([13, i]), 10, 10.0)
+        plan = plan_group(TASKS["mix"], f"q{i}", planning, np.random.default_rng([13, i]))
         excluded = {label for atom in plan.atoms if atom.relation == "absent" for label in atom.labels}
         if not excluded:
             continue
@@ -238,7 +239,7 @@ def test_a_designs_positive_holds_every_drawn_class_alike(shape):
         def draw(need, exclude):
             k = next(drawn)
             return SimpleNamespace(label=f"c{k}", source_id=f"s{k}", kind="continuous")
-        scenes, _ = design_scenes(task_shape, design, (3, 5), lambda n: 2.0, draw, lambda sound, room: 1.0,
+        scenes, _ = design_scenes(task_shape, design, {n: 2.0 for n in range(3, 6)}, draw, lambda sound, room: 1.0,
                                   (-6.0, 0.0), (0.2, 0.5), np.random.default_rng(seed))
         first_held[any(block.host.label == "c0" for block in scenes[0].blocks)] += 1
     share = len(design.holds[0]) / design.classes        # of the design's classes, the positive's share

@@ -8,7 +8,7 @@ import pytest
 
 from reasonaudio.generation.bank import build_bank
 from reasonaudio.core.relations import NO, YES, Atom, mentioned, relevant
-from reasonaudio.generation.tasks import TASKS, plan_group, usable_shapes
+from reasonaudio.generation.tasks import TASKS, Planning, plan_group, usable_shapes
 from reasonaudio.generation.tasks.members import member_sizes, parts, subsets
 
 
@@ -18,8 +18,8 @@ def by_label():
 
 
 def plans(by_label, task, count=60, clip_seconds=10.0, **options):
-    return [plan_group(TASKS[task], f"q{i}", by_label, np.random.default_rng([7, i]), 10, clip_seconds, **options)
-            for i in range(count)]
+    planning = Planning(by_label, 10, clip_seconds, **options)
+    return [plan_group(TASKS[task], f"q{i}", planning, np.random.default_rng([7, i])) for i in range(count)]
 
 
 def timeline(events):

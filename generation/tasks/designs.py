@@ -81,17 +81,30 @@ class Complements:
         return Design(n, holds, (present,), excluded, tuple(range(n)))
 
 
-def design_scenes(shape: Shape, design: Design, events: tuple[int, int], room_for, draw, free_seconds,
+def design_scenes(shape: Shape, design: Design, rooms: dict[int, float], draw, free_seconds,
                   gains: tuple[float, float], gaps: tuple[float, float], rng) -> Optional[tuple[list[Scene], dict[str, str]]]:
-    """The design's scenes, in `design.holds`' order, and the query's words (role -> label); None when the bank
-    has too few classes. `room_for(n)`: the room a block gets when a clip holds n blocks (None when they do not
-    fit); `draw(need, exclude)`: a sound of a class not excluded; `free_seconds(sound, room)`: a filler's length."""
+    """A group of the design: every candidate holding its classes at one length, beside the fillers all share.
+
+    Args:
+        shape: the query's shape (its roles name the present and excluded classes).
+        design: which classes each candidate holds.
+        rooms: blocks a clip may hold -> the room each block then gets, in increasing order of blocks.
+        draw: `draw(need, exclude)`, a sound `need` admits of a class not in `exclude` (None when there is none).
+        free_seconds: `free_seconds(sound, room)`, a filler's length.
+        gains: the lowest and highest gain a sound is played at (dB).
+        gaps: the shortest and longest gap between blocks (seconds).
+        rng: the query's generator.
+
+    Returns:
+        The design's scenes, in `design.holds`' order, and the query's words (role -> label); None when the bank
+        has too few classes or no number of blocks both holds the positive's classes and fits.
+    """
     held = len(design.holds[0])
-    counts = [n for n in range(max(events[0], held), events[1] + 1) if room_for(n) is not None]
+    counts = [n for n in rooms if n >= held]
     if not counts:
         return None
     blocks = counts[rng.integers(len(counts))]
-    room = room_for(blocks)
+    room = rooms[blocks]
     seconds = round(float(rng.uniform(max(MIN_SECONDS, 0.4 * room), room)), 3)
 
     def gain() -> float:

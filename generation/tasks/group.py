@@ -1,15 +1,15 @@
 """The planned group builder: members that all look alike (a base scene and the closure of its flips, `shape.py`,
 `flips.py`), whose related sounds form a cycle; every clip of the group padded to the same number of events with
-unmentioned sounds, every candidate verified with `relevant`, then shuffled (see `_try_group`).
+unmentioned sounds, every candidate verified with `relevant`, then shuffled (see `_GroupDraw`).
 """
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import combinations
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits_where_moved
 from .members import Dealer, Pick, Quotas, member_sizes, part, positive_first, subsets
-from .designs import design_scenes
+from .designs import Design, design_scenes
 from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
@@ -35,9 +35,6 @@ EVENTS_PER_CLIP = (2, 5)
 
 class PlanningError(ValueError):
     pass
-
-
-NO_CLOSURE = object()   # _try_group's answer when a member's flips cannot all be combined
 
 
 @dataclass(frozen=True)
@@ -303,42 +300,125 @@ def _event_counts(shape: Shape, rng, events: tuple[int, int], clip_seconds: floa
     return [n for n in range(events[0], most + 1) if layout_for(shape, n, parameters, clip_seconds)]
 
 
-def plan_group(task: Task, query_id: str, by_label: dict[str, list], rng: np.random.Generator,
-               candidates: int, clip_seconds: float, forbidden_texts: frozenset[str] = frozenset(),
-               events: tuple[int, int] = EVENTS_PER_CLIP, depths: tuple[int, int] = (1, 99),
-               style: str = DEFAULT_STYLE, shapes: Optional[tuple[Shape, ...]] = None,
-               weights: Optional[dict[str, float]] = None, heard=None, eligible: Optional[dict] = None,
-               quotas: Optional[Quotas] = None) -> QueryPlan:
-    """One query and its candidate group; a text in `forbidden_texts` (another split's) is drawn again. The shape
-    is drawn once (`weights`: published shape -> how much more often), and kept for half the attempts: drawn
-    again on every failed attempt, the shapes that fail most were the rarest (the four-sound mix: 14 in 200
-    instead of 33). A group whose flips cannot all be combined is drawn again, and made of stars only after
-    CLOSED_ATTEMPTS such draws (its partial members were then never the positive's). `heard(x, y)`: the seconds
-    two events are heard together at a stretch (`render.heard_together`), which every overlap the positive or a
-    hard negative holds of a pair the query relates must reach: a group failing it is drawn again. `eligible`:
-    the sounds each need admits, shared by the queries of a split (`SoundPicker.eligible`; made afresh for every
-    query, it was a sixth of the planner's time). `quotas`: the decks where the positive sits is dealt from,
-    shared by the queries of a split (`members.Quotas`; without them, a draw per query)."""
-    picker = SoundPicker(by_label, rng, {} if eligible is None else eligible)
-    dealer = (Quotas() if quotas is None else quotas).query(rng)
-    shapes = shapes or usable_shapes(task, by_label, clip_seconds, events, depths)
+@dataclass(frozen=True)
+class Planning:
+    """What every query of a split is planned with: the bank, the group's size and the clip, the split's rules.
+
+    Built once for a split's task and handed to `plan_group` for each of its queries; the caches and decks it
+    holds (`eligible`, `quotas`) are then shared by those queries.
+
+    Attributes:
+        by_label: label -> the bank's AtomicSounds of that class.
+        candidates: the candidates of a query's group.
+        clip_seconds: every clip's length.
+        forbidden_texts: query texts another split has; a query drawing one is drawn again.
+        events: the fewest and most events a clip holds.
+        depths: the fewest and most atoms a query states.
+        style: the templates' style (`templates.py`).
+        shapes: the task's shapes to draw from; None: those the bank and clip can build (`usable_shapes`).
+        weights: published shape -> how much more often it is drawn.
+        heard: `heard(x, y)`, the seconds two events are heard together at a stretch
+            (`render.heard_together`), which every overlap the positive or a hard negative holds of a pair the
+            query relates must reach: a group failing it is drawn again. None: not checked.
+        eligible: the sounds each need admits (`SoundPicker.eligible`; made afresh for every query, it was a
+            sixth of the planner's time).
+        quotas: the decks where the positive sits is dealt from (`members.Quotas`); None: a draw per query.
+    """
+
+    by_label: dict[str, list]
+    candidates: int
+    clip_seconds: float
+    forbidden_texts: frozenset[str] = frozenset()
+    events: tuple[int, int] = EVENTS_PER_CLIP
+    depths: tuple[int, int] = (1, 99)
+    style: str = DEFAULT_STYLE
+    shapes: Optional[tuple[Shape, ...]] = None
+    weights: Optional[dict[str, float]] = None
+    heard: Optional[Callable] = None
+    eligible: dict = field(default_factory=dict)
+    quotas: Optional[Quotas] = None
+
+
+@dataclass(frozen=True)
+class _Query:
+    """One query being planned: its task and id, the split's `Planning`, and the query's own draws (its sounds
+    and `rng` in `picker`, where its positive sits in `dealer`), which every attempt at its group goes on from."""
+
+    task: Task
+    query_id: str
+    planning: Planning
+    picker: "SoundPicker"
+    dealer: Dealer
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self.picker.rng
+
+
+class _Failed(Exception):
+    """An attempt drew a group that cannot be published (the bank ran out of classes, a flip or a scene did not
+    fit, a verdict was wrong): the query draws again."""
+
+
+class _NoClosure(_Failed):
+    """An attempt drew a member whose flips cannot all be made at once (two would change one slot)."""
+
+
+def plan_group(task: Task, query_id: str, planning: Planning, rng: np.random.Generator) -> QueryPlan:
+    """One query and its candidate group.
+
+    The shape is drawn once (`Planning.weights`: published shape -> how much more often), and kept for half the
+    attempts: drawn again on every failed attempt, the shapes that fail most were the rarest (the four-sound
+    mix: 14 in 200 instead of 33). A group whose flips cannot all be combined is drawn again, and made of stars
+    only after CLOSED_ATTEMPTS such draws (its partial members were then never the positive's). A group whose
+    text is forbidden, or whose overlaps are not heard together (`Planning.heard`), is drawn again.
+
+    Args:
+        task: the task the query is of.
+        query_id: the query's id; its candidates' ids start with it.
+        planning: what every query of the split is planned with.
+        rng: the query's own generator (planning stays seeded whatever the order queries are planned in).
+
+    Returns:
+        The query's plan.
+
+    Raises:
+        PlanningError: when no attempt of MAX_ATTEMPTS gives a group, or the bank cannot build the task.
+    """
+    query = _Query(task, query_id, planning, SoundPicker(planning.by_label, rng, planning.eligible),
+                   (Quotas() if planning.quotas is None else planning.quotas).query(rng))
+    shapes = planning.shapes or usable_shapes(task, planning.by_label, planning.clip_seconds, planning.events,
+                                              planning.depths)
     if not shapes:
-        check_feasible(task, by_label, clip_seconds, events, depths)
-    shape = draw_shape(shapes, rng, weights)
+        check_feasible(task, planning.by_label, planning.clip_seconds, planning.events, planning.depths)
+    shape = draw_shape(shapes, rng, planning.weights)
     for attempt in range(MAX_ATTEMPTS):
         if attempt >= MAX_ATTEMPTS // 2:        # this shape is not to be had from this bank: any other
-            shape = draw_shape(shapes, rng, weights)
-        design = shape.design and shape.design(candidates)
-        plan = _try_design(task, shape, query_id, picker, design, clip_seconds, events, style) if design else \
-            _try_group(task, shape, query_id, picker, dealer, candidates, clip_seconds, events, style)
-        if plan is NO_CLOSURE and attempt >= CLOSED_ATTEMPTS:   # no free place left for the flips at once: a star
-            plan = _try_group(task, shape, query_id, picker, dealer, candidates, clip_seconds, events, style,
-                              closed=False)
-        if plan is not None and plan is not NO_CLOSURE and plan.text not in forbidden_texts and \
-                (heard is None or overlaps_heard(plan, heard)):
+            shape = draw_shape(shapes, rng, planning.weights)
+        plan = _attempt(query, shape, stars=attempt >= CLOSED_ATTEMPTS)
+        if plan is not None and plan.text not in planning.forbidden_texts and \
+                (planning.heard is None or overlaps_heard(plan, planning.heard)):
             return plan
     raise PlanningError(f"could not plan a valid group for {query_id} in {MAX_ATTEMPTS} attempts; "
-                        f"the bank has too few distinct classes for {candidates} candidates")
+                        f"the bank has too few distinct classes for {planning.candidates} candidates")
+
+
+def _attempt(query: _Query, shape: Shape, stars: bool) -> Optional[QueryPlan]:
+    """One draw of the query's group: a symmetric design where the shape has one for this many candidates, else
+    members closed under their flips; where those do not close and `stars` allows, members that are stars (a
+    base and its flips) drawn at once after it. None when the draw failed."""
+    design = shape.design and shape.design(query.planning.candidates)
+    try:
+        return _design_group(query, shape, design) if design else _GroupDraw(query, shape, closed=True).plan()
+    except _NoClosure:
+        if not stars:
+            return None
+    except _Failed:
+        return None
+    try:
+        return _GroupDraw(query, shape, closed=False).plan()
+    except _Failed:
+        return None
 
 
 def overlaps_heard(plan: QueryPlan, heard) -> bool:
@@ -407,191 +487,282 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
     return Scene(tuple(blocks), round(float(rng.uniform(*GAP_SECONDS)), 3), float(rng.uniform()), named)
 
 
-def _try_group(task, shape: Shape, query_id, picker, dealer: Dealer, candidates, clip_seconds, events, style,
-               closed: bool = True) -> Optional[QueryPlan]:
-    """A group of members that all look alike: each is a base scene with its minimal-pair flips (one per
-    tested atom) closed under combination (`Shape.closure`; a star, the base and its flips, where `closed`
-    is off or the draw leaves the flips no room to combine: then `NO_CLOSURE`), and the positive is the
-    base of the first. When the query relates sounds, the members' sounds
-    form a cycle (c0,c1), (c1,c2), ... (cm,c0) — for three sounds (c0,c1,c2), (c2,c3,c4), ... — so every
-    sound, the query's own included, appears equally often and neighbouring members are partial
-    matches. A group built as the positive plus one-sound replacements of it would make the positive
-    the hub of a star, which a query-blind classifier ranks *below* chance.
-    Every clip of the group holds the same number of events, so the count is no cue."""
-    rng = picker.rng
-    parameters = shape.parameters(rng, clip_seconds, events)
-    counts = _event_counts(shape, rng, events, clip_seconds, len(picker.by_label), parameters)
-    if not counts:
-        return None
-    layout = layout_for(shape, counts[rng.integers(len(counts))], parameters, clip_seconds)
-    versions = 1 + shape.tested
-    closed = closed and shape.closure_size() <= candidates
-    if closed:       # whole closures (a pair, a square, a cube, an orbit), the rest a part of one more
-        sizes = positive_first(member_sizes(shape.closure_size(), candidates), candidates,
-                               dealer.asking("place", shape.name))
-    else:            # too few candidates for a closure: stars (a base and its flips), composites fill in
-        sizes = [versions] * max(1, candidates // versions)
-    members_count = len(sizes)
-    uses: Counter = Counter()       # how many draws of the group each class has had
-    named: set[str] = set()
-    relating: set[str] = set()      # the classes the members relate (filled once they are drawn)
+@dataclass
+class _ClassDraws:
+    """A group's sound draws: each of one of the classes the group has drawn least (new ones first), so that a
+    small bank's classes are reused evenly (reusing any, the first member's, drawn new, would be the ones later
+    members share most)."""
 
-    def draw(need: Need, own=frozenset()):
-        """One of the classes the group has drawn least (new ones first) that is not in the scene (`own`), nor
-        one the query names, nor one another member relates: every member's related sounds are then as rare
-        in the group as the query's own (reusing only the others' would make the positive's member the one whose
-        sounds the others share least, which a listwise ranker finds), and a small bank's classes are reused
-        evenly (reusing any, the first member's, drawn new, would be the ones later members share most). Never a
-        look-alike (`phrases.LOOKALIKES`) of a class the query names: a listener could hear the text true of a
-        negative through it."""
-        sound = picker.pick(need, exclude=own | named | relating | lookalikes(named), uses=uses)
+    picker: SoundPicker
+    uses: Counter = field(default_factory=Counter)      # how many draws of the group each class has had
+
+    def __call__(self, need: Need, exclude: frozenset[str]):
+        """A sound `need` admits, of a class not in `exclude`; None when the bank has none."""
+        sound = self.picker.pick(need, exclude=exclude, uses=self.uses)
         if sound is not None:
-            uses[sound.label] += 1
+            self.uses[sound.label] += 1
         return sound
 
-    def draw_unlike_related(need: Need, own=frozenset()):
-        """`draw`, and no look-alike of a sound any member relates (an excluded sound, drawn after them)."""
-        return draw(need, own | lookalikes(relating))
 
-    relates = shape.relates
-    cycle_need = {shape.need(r) for r in relates}
-    stride = len(relates) - 1
-    # In a ring a member's neighbours hold one of its related sounds each. Where every member puts an excluded
-    # sound in and a relation is tested besides (the mix shapes), a neighbour's put-in then holds as many named
-    # sounds as the positive, one in a related place and the excluded one in an unmentioned: a relation-blind
-    # rule would tell them from it, so there each member draws its own. Where only presence is tested
-    # (negation) the ring stays: without it the positive would be the one candidate holding the named sounds but
-    # no excluded one.
-    ringed = stride and (not shape.absent or shape.tested == shape.absent)
-    if ringed and len(cycle_need) == 1 and members_count >= 3 and \
-            members_count * stride <= len(picker.eligible(next(iter(cycle_need)))):
-        ring = []
-        for _ in range(members_count * stride):
-            ring.append(draw(next(iter(cycle_need))))
-            if ring[-1] is None:
-                return None
-            if len(ring) <= len(relates):            # the query's own sounds, named as soon as drawn
-                named.add(ring[-1].label)
-        related = [[ring[(j * stride + i) % len(ring)] for i in range(len(relates))] for j in range(members_count)]
-    else:
+class _GroupDraw:
+    """One attempt at a group of members that all look alike: each is a base scene with its minimal-pair flips
+    (one per tested atom) closed under combination (`Shape.closure`; a star, the base and its flips, where
+    `closed` is off or the candidates are too few for a closure), and the positive is the base of the first.
+
+    When the query relates sounds, the members' sounds form a cycle (c0,c1), (c1,c2), ... (cm,c0) — for three
+    sounds (c0,c1,c2), (c2,c3,c4), ... — so every sound, the query's own included, appears equally often and
+    neighbouring members are partial matches. A group built as the positive plus one-sound replacements of it
+    would make the positive the hub of a star, which a query-blind classifier ranks *below* chance. Every clip
+    of the group holds the same number of events, so the count is no cue.
+
+    `plan` draws the group step by step; a step that fails raises `_Failed`.
+    """
+
+    def __init__(self, query: _Query, shape: Shape, closed: bool):
+        """Draws the group's parameters, events per clip and members' sizes."""
+        planning, rng = query.planning, query.rng
+        self.query, self.shape, self.rng, self.picker = query, shape, rng, query.picker
+        self.parameters = shape.parameters(rng, planning.clip_seconds, planning.events)
+        counts = _event_counts(shape, rng, planning.events, planning.clip_seconds, len(planning.by_label),
+                               self.parameters)
+        if not counts:
+            raise _Failed
+        self.layout = layout_for(shape, counts[rng.integers(len(counts))], self.parameters, planning.clip_seconds)
+        self.closed = closed and shape.closure_size() <= planning.candidates
+        if self.closed:     # whole closures (a pair, a square, a cube, an orbit), the rest a part of one more
+            self.sizes = positive_first(member_sizes(shape.closure_size(), planning.candidates),
+                                        planning.candidates, query.dealer.asking("place", shape.name))
+        else:               # too few candidates for a closure: stars (a base and its flips), composites fill in
+            self.sizes = [1 + shape.tested] * max(1, planning.candidates // (1 + shape.tested))
+        self.draws = _ClassDraws(self.picker)
+        self.named: set[str] = set()        # the classes the query names, added as they are drawn
+        self.relating: set[str] = set()     # the classes the members relate, once they are drawn
+        self.kinds: Optional[dict[str, bool]] = None    # role -> continuous: every clip's unmentioned sounds' kinds
+
+    def plan(self) -> QueryPlan:
+        """The group's query (`_published`): the members' related sounds, their unmentioned ones, the positive's
+        member with the excluded sounds, the other members, then lone scenes for the candidates left."""
+        related = self.related_sounds()
+        self.relating.update(s.label for member in related for s in member)
+        unmentioned = self.unmentioned_first(related)
+        scene, flips, absent, words, shared = self.positive_member(related[0], unmentioned[0])
+        positive, singles = self.member(0, scene, flips, absent)
+        members = [(positive, absent)]
+        for j in range(1, len(related)):
+            scene, flips, absent = self.other_member(related[j], unmentioned[j], shared)
+            members.append((self.member(j, scene, flips, absent)[0], absent))
+        candidates = self.query.planning.candidates
+        scenes = [scene for versions, _ in members for scene in versions] if self.closed else \
+            _fill(self.shape, members, candidates, self.rng)
+        while len(scenes) < candidates:          # no composite left (a single flip per member): lone base scenes
+            scenes.append(self.lone_scene())
+        hard = [i for i, version in enumerate(positive[:candidates]) if i and version in singles]
+        return _published(self.query, self.shape, scenes[:candidates], hard, words, self.parameters)
+
+    def pick(self, need: Need, own=frozenset()):
+        """A sound of a class not in the scene (`own`), nor one the query names, nor one another member relates:
+        every member's related sounds are then as rare in the group as the query's own (reusing only the
+        others' would make the positive's member the one whose sounds the others share least, which a listwise
+        ranker finds). Never a look-alike (`phrases.LOOKALIKES`) of a class the query names: a listener could
+        hear the text true of a negative through it. None when the bank has none."""
+        return self.draws(need, own | self.named | self.relating | lookalikes(self.named))
+
+    def draw(self, need: Need, own=frozenset()):
+        """`pick`; raises `_Failed` when the bank has no such sound."""
+        sound = self.pick(need, own)
+        if sound is None:
+            raise _Failed
+        return sound
+
+    def pick_unlike_related(self, need: Need, own=frozenset()):
+        """`pick`, and no look-alike of a sound any member relates (an excluded sound, drawn after them)."""
+        return self.pick(need, own | lookalikes(self.relating))
+
+    def related_sounds(self) -> list[list]:
+        """Each member's related sounds, in the order of `Shape.relates`; the first member's are the query's.
+
+        In a ring a member's neighbours hold one of its related sounds each. Where every member puts an excluded
+        sound in and a relation is tested besides (the mix shapes), a neighbour's put-in then holds as many
+        named sounds as the positive, one in a related place and the excluded one in an unmentioned: a
+        relation-blind rule would tell them from it, so there each member draws its own. Where only presence is
+        tested (negation) the ring stays: without it the positive would be the one candidate holding the named
+        sounds but no excluded one."""
+        shape, members = self.shape, len(self.sizes)
+        relates = shape.relates
+        cycle_need = {shape.need(r) for r in relates}
+        stride = len(relates) - 1
+        ringed = stride and (not shape.absent or shape.tested == shape.absent)
+        if ringed and len(cycle_need) == 1 and members >= 3 and \
+                members * stride <= len(self.picker.eligible(next(iter(cycle_need)))):
+            ring = []
+            for _ in range(members * stride):
+                ring.append(self.draw(next(iter(cycle_need))))
+                if len(ring) <= len(relates):            # the query's own sounds, named as soon as drawn
+                    self.named.add(ring[-1].label)
+            return [[ring[(j * stride + i) % len(ring)] for i in range(len(relates))] for j in range(members)]
         related = []
-        for _ in range(members_count):
+        for _ in range(members):
             chosen = []
             for role in relates:
-                chosen.append(draw(shape.need(role), frozenset(s.label for s in chosen if s)))
-                if chosen[-1] is None:
-                    return None
+                chosen.append(self.draw(shape.need(role), frozenset(s.label for s in chosen)))
                 if not related:                       # the first member's are the query's: named as drawn
-                    named.add(chosen[-1].label)
+                    self.named.add(chosen[-1].label)
             related.append(chosen)
-    relating.update(s.label for member in related for s in member)
-    # Every member's hard negatives put the query's excluded sounds in the place of the same sounds (those
-    # they replace in the positive's member): each excluded sound is then held by as many candidates as the
-    # sound it replaces, in every member alike. (Half the other members holding the excluded sound, each its
-    # own, would mark the positive's member for a listwise ranker; holding the replaced sound too, more so.)
-    members, words, shared, singles = [], None, [], []
-    extras, kinds = {}, None
-    for j in rng.permutation(members_count):    # in random order: the positive's member is not the first to
-        extras[int(j)] = _unmentioned(shape, layout, dict(zip(relates, related[j])), draw, kinds=kinds)  # draw (a
-        if extras[int(j)] is None:               # small bank's first draws are the classes later ones reuse)
-            return None
-        kinds = kinds or {role: sound.kind == "continuous" for role, sound in extras[int(j)].items()}
-    for j, member in enumerate(related):
-        sounds = dict(zip(relates, member))
-        extra = _unmentioned(shape, layout, sounds, draw, frozenset(named), extras[j], kinds) if j else extras[j]
-        if extra is None:
-            return None
-        sounds.update(extra)
-        scene = _scene(shape, layout, sounds, shape.lengths(rng, parameters), picker)
-        unmentioned = {role for role in sounds if role not in relates}
-        reach = shape.reach(scene)
-        if j and shared:
-            scene = _with_replaced(scene, shape, shared, unmentioned, reach, layout.room, rng)
-        absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))   # the group's, once drawn
-        if j == 0 and shape.absent:
-            excluded = _excluded(shape, scene, unmentioned, reach, draw_unlike_related, picker)
+        return related
+
+    def unmentioned_first(self, related: list[list]) -> list[dict]:
+        """Each member's unmentioned sounds (`unmentioned`), drawn member by member in random order: the
+        positive's member is not the first to draw (a small bank's first draws are the classes later ones
+        reuse). The first member drawn sets the group's kinds."""
+        drawn = {}
+        for j in self.rng.permutation(len(related)):
+            drawn[int(j)] = self.unmentioned(dict(zip(self.shape.relates, related[j])))
+            self.kinds = self.kinds or {role: sound.kind == "continuous" for role, sound in drawn[int(j)].items()}
+        return [drawn[j] for j in range(len(related))]
+
+    def unmentioned(self, sounds: dict, named=frozenset(), drawn: Optional[dict] = None) -> dict:
+        """The partners and fillers of one scene holding `sounds`: classes not in it (nor, for a lone scene,
+        `named`); `drawn`: those drawn before, kept but for any the query has named since (an excluded sound
+        drawn after them). Every clip holds the group's kinds of unmentioned sound in the same places
+        (`kinds`; drawn freely, a member with no place of an excluded sound's kind failed the group: a third of
+        negation's attempts, and the kept groups were those whose members' kinds happened to agree)."""
+        shape, layout = self.shape, self.layout
+        kept = {role: sound for role, sound in (drawn or {}).items()
+                if sound.label not in named and sound.label not in lookalikes(named)}
+        own = set(named) | {s.label for s in sounds.values()} | {s.label for s in kept.values()}
+        extra = {}
+        fillers = [f"f{i}" for i in range(layout.blocks + layout.inner)]
+        for role in shape.partners + tuple(fillers):
+            if role in kept:
+                extra[role] = kept[role]
+                continue
+            need = CONTINUOUS if role in fillers[:layout.inner] else shape.need(role)
+            extra[role] = self.draw(need if self.kinds is None else need.of_kind(self.kinds[role]), frozenset(own))
+            own.add(extra[role].label)
+        return extra
+
+    def base(self, sounds: dict) -> Scene:
+        """A member's base scene holding `sounds` (role -> AtomicSound)."""
+        return _scene(self.shape, self.layout, sounds, self.shape.lengths(self.rng, self.parameters), self.picker)
+
+    def flips(self, scene: Scene, absent: dict) -> list[Scene]:
+        """The scene's minimal pairs, one per tested atom (`Shape.flips`); raises `_Failed` where one cannot be
+        made."""
+        flips = self.shape.flips(scene, self.rng, absent)
+        if len(flips) != self.shape.tested:
+            raise _Failed
+        return flips
+
+    def positive_member(self, related: list, unmentioned: dict) -> tuple[Scene, list[Scene], dict, dict, list]:
+        """The positive's member, drawn with the query.
+
+        Returns:
+            The positive; its flips; the excluded sounds (role -> AtomicSound, `_excluded`); the query's words
+            (role -> label, and the shape's parameters); and for each excluded sound (it, the sound it replaces
+            in the positive, that sound's role), where every other member puts it in (`other_member`).
+        """
+        shape = self.shape
+        sounds = {**dict(zip(shape.relates, related)), **unmentioned}
+        scene, absent = self.base(sounds), {}
+        if shape.absent:
+            unmentioned_roles = {role for role in sounds if role not in shape.relates}
+            excluded = _excluded(shape, scene, unmentioned_roles, shape.reach(scene), self.pick_unlike_related,
+                                 self.picker)
             if excluded is None:
-                return None
+                raise _Failed
             absent, scene = excluded
-        if j == 0:
-            named.update(s.label for s in absent.values())
-            words = {**{r: s.label for r, s in sounds.items() if r in relates},
-                     **{r: s.label for r, s in absent.items()}, **parameters}
-        flips = shape.flips(scene, rng, absent)
-        if len(flips) != versions - 1:
-            return None
-        if j == 0 and absent:
-            replaced = _put_in_for(scene, flips, absent, picker.by_label)
-            shared = [(sound, *replaced[sound.label]) for sound in absent.values()]
-        if closed:
-            flips = shape.closure(scene, flips, rng, absent)
-            if flips is None:
-                return NO_CLOSURE
-            singles = singles or flips[:versions - 1]      # the positive's flips: a closure's first versions
-            kept = _member_part(shape, scene, flips, sizes[j], j == 0, dealer.asking("part", shape.name, j == 0))
-            members.append((kept, absent))
-        else:
-            singles = singles or flips
-            members.append(([scene] + flips, absent))
-    scenes = [scene for versions_, _ in members for scene in versions_] if closed else _fill(shape, members, candidates, rng)
-    while len(scenes) < candidates:          # no composite left (a single flip per member): lone base scenes
+        self.named.update(s.label for s in absent.values())
+        words = {**{role: s.label for role, s in zip(shape.relates, related)},
+                 **{role: s.label for role, s in absent.items()}, **self.parameters}
+        flips = self.flips(scene, absent)
+        replaced = _put_in_for(scene, flips, absent, self.picker.by_label) if absent else {}
+        return scene, flips, absent, words, [(sound, *replaced[sound.label]) for sound in absent.values()]
+
+    def other_member(self, related: list, unmentioned: dict, shared: list) -> tuple[Scene, list[Scene], dict]:
+        """Another member's base, its flips and its excluded sounds: the query's, each put in where the positive's
+        flips put it (`shared`, see `positive_member`). Each excluded sound is then held by as many candidates
+        as the sound it replaces, in every member alike (half the other members holding the excluded sound, each
+        its own, would mark the positive's member for a listwise ranker; holding the replaced sound too, more
+        so)."""
+        shape = self.shape
+        sounds = dict(zip(shape.relates, related))
+        sounds.update(self.unmentioned(sounds, frozenset(self.named), unmentioned))
+        scene = self.base(sounds)
+        if shared:
+            unmentioned_roles = {role for role in sounds if role not in shape.relates}
+            scene = _with_replaced(scene, shape, shared, unmentioned_roles, shape.reach(scene), self.layout.room,
+                                   self.rng)
+        absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))
+        return scene, self.flips(scene, absent), absent
+
+    def member(self, index: int, scene: Scene, flips: list[Scene], absent: dict) -> tuple[list[Scene], list[Scene]]:
+        """The versions member `index` (0: the positive's) keeps of its base `scene` and `flips`, and its versions
+        one flip from the base: a star (the base and its flips), or where the group is `closed` the flips
+        closed under combination, cut to the member's size (`_member_part`); raises `_NoClosure` where they
+        cannot all be made at once."""
+        if not self.closed:
+            return [scene] + flips, flips
+        closure = self.shape.closure(scene, flips, self.rng, absent)
+        if closure is None:
+            raise _NoClosure
+        positive = index == 0
+        kept = _member_part(self.shape, scene, closure, self.sizes[index], positive,
+                            self.query.dealer.asking("part", self.shape.name, positive))
+        return kept, closure[:self.shape.tested]      # a closure's first versions are the flips'
+
+    def lone_scene(self) -> Scene:
+        """A base scene of classes the query does not name, for a candidate no member fills."""
         sounds = {}
-        for role in relates:
-            sounds[role] = draw(shape.need(role), frozenset(named | {s.label for s in sounds.values() if s}))
-        extra = None if any(s is None for s in sounds.values()) else \
-            _unmentioned(shape, layout, sounds, draw, named, kinds=kinds)
-        if extra is None:
-            return None
-        scenes.append(_scene(shape, layout, {**sounds, **extra}, shape.lengths(rng, parameters), picker))
-    ordered = scenes[:candidates]
-    hard = [i for i, version in enumerate(members[0][0][:candidates]) if i and version in singles]
-    return _published(task, shape, query_id, ordered, hard, words, parameters, picker, clip_seconds, style)
+        for role in self.shape.relates:
+            held = {s.label for s in sounds.values() if s}
+            sounds[role] = self.pick(self.shape.need(role), frozenset(self.named | held))
+        if any(s is None for s in sounds.values()):
+            raise _Failed
+        return self.base({**sounds, **self.unmentioned(sounds, self.named)})
 
 
-def _published(task, shape: Shape, query_id, scenes: list[Scene], hard: list[int], words: dict, parameters: dict,
-               picker: SoundPicker, clip_seconds: float, style: str) -> Optional[QueryPlan]:
+def _published(query: _Query, shape: Shape, scenes: list[Scene], hard: list[int], words: dict,
+               parameters: dict) -> QueryPlan:
     """The query of a group's `scenes` (the positive's first; `hard`: its hard negatives' indexes), each
-    verified with `relevant`, shuffled; None when a scene does not fit, two are alike or a verdict is wrong."""
-    rng = picker.rng
+    verified with `relevant`, shuffled; raises `_Failed` when a scene does not fit, two are alike or a verdict is
+    wrong."""
+    rng, clip_seconds = query.rng, query.planning.clip_seconds
     atoms = tuple(shape.atoms(words))
     timelines = [s.events(clip_seconds) for s in scenes]
     if any(t is None for t in timelines) or len(set(timelines)) != len(timelines):
-        return None
+        raise _Failed
     verdicts = [relevant(atoms, t) for t in timelines]
     if verdicts[0] is not YES or any(v is not NO for v in verdicts[1:]):
-        return None
+        raise _Failed
     order = rng.permutation(len(scenes))
-    clips = tuple(Candidate(f"{query_id}-{pos:02d}", timelines[i]) for pos, i in enumerate(order))
+    clips = tuple(Candidate(f"{query.query_id}-{pos:02d}", timelines[i]) for pos, i in enumerate(order))
     position = np.argsort(order)          # where each planned scene landed
     positive = clips[position[0]].clip_id
     hard_ids = tuple(sorted(clips[position[i]].clip_id for i in hard))
-    phrases = {role: picker.by_label[label][0].phrase for role, label in words.items() if role not in parameters}
-    options = templates(style, shape.name)
+    phrases = {role: query.picker.by_label[label][0].phrase for role, label in words.items() if role not in parameters}
+    options = templates(query.planning.style, shape.name)
     text = render(options[rng.integers(len(options))], {**phrases, **parameters})
-    return QueryPlan(query_id, task.name, shape.reported_as, text, atoms, clips, positive, hard_ids)
+    return QueryPlan(query.query_id, query.task.name, shape.reported_as, text, atoms, clips, positive, hard_ids)
 
 
-def _try_design(task, shape: Shape, query_id, picker: SoundPicker, design, clip_seconds, events,
-                style) -> Optional[QueryPlan]:
-    """A negation group as a symmetric design (`designs.py`): every class drawn as `_try_group`'s `draw` does."""
-    uses: Counter = Counter()
-
-    def draw(need: Need, exclude):
-        sound = picker.pick(need, exclude=exclude, uses=uses)
-        if sound is not None:
-            uses[sound.label] += 1
-        return sound
-
-    def room_for(blocks: int) -> Optional[float]:
-        room = (clip_seconds - MARGIN - (blocks - 1) * GAP_SECONDS[1]) / blocks
-        return min(LONGEST_FREE, room) if room >= ROOM_PER_BLOCK else None
-
-    drawn = design_scenes(shape, design, events, room_for, draw, lambda sound, room: _free_seconds(sound, room, picker.rng),
-                          GAIN_DB, GAP_SECONDS, picker.rng)
+def _design_group(query: _Query, shape: Shape, design: Design) -> QueryPlan:
+    """A negation group as a symmetric design (`designs.py`), every class drawn as a group of members draws
+    one (`_ClassDraws`)."""
+    planning = query.planning
+    rooms = {blocks: room for blocks in range(planning.events[0], planning.events[1] + 1)
+             if (room := _block_room(blocks, planning.clip_seconds)) is not None}
+    drawn = design_scenes(shape, design, rooms, _ClassDraws(query.picker), partial(_free_seconds, rng=query.rng),
+                          GAIN_DB, GAP_SECONDS, query.rng)
     if drawn is None:
-        return None
+        raise _Failed
     scenes, words = drawn
-    return _published(task, shape, query_id, scenes, design.hard, words, {}, picker, clip_seconds, style)
+    return _published(query, shape, scenes, design.hard, words, {})
+
+
+def _block_room(blocks: int, clip_seconds: float) -> Optional[float]:
+    """The room each of `blocks` blocks of free length gets in a clip; None when it is under ROOM_PER_BLOCK."""
+    room = (clip_seconds - MARGIN - (blocks - 1) * GAP_SECONDS[1]) / blocks
+    return min(LONGEST_FREE, room) if room >= ROOM_PER_BLOCK else None
 
 
 def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, positive: bool,
@@ -600,7 +771,7 @@ def _member_part(shape: Shape, scene: Scene, closure: list[Scene], size: int, po
     first in the positive's member, then its flips: all of them, or a connected part (`members.part`: a version
     and neighbours of it; always the base and its flips, the sounds the base holds would be the group's most
     frequent, which a listwise ranker finds). A part of an orbit is an arc of the cycle. The positive
-    sits on the part as often as the part's share of the candidates (`_try_group`), anywhere on it: then no
+    sits on the part as often as the part's share of the candidates (`members.positive_first`), anywhere on it: then no
     ranker that reads the group's structure finds it more often than 1 in the candidates (never on the part of
     4+4+2 or 8+2, a reader of members would find 1 in 8; on an arc's inner vertices only, 1 in 8 too). Where it sits
     at the part's end, the group holds one of its flips, not all. `pick`: which part, dealt from the split's
@@ -638,31 +809,6 @@ def _fill(shape: Shape, members: list, candidates: int, rng) -> list[Scene]:
         if composite is not None:
             extra[j].append(composite)
     return [scene for (versions, _), more in zip(members, extra) for scene in versions + more]
-
-
-def _unmentioned(shape: Shape, layout: Layout, sounds: dict, draw, named=frozenset(),
-                 drawn: Optional[dict] = None, kinds: Optional[dict[str, bool]] = None) -> Optional[dict]:
-    """The partners and fillers of one scene: classes not in it (nor, for a lone scene, named); `drawn`: those
-    drawn before, kept but for any the query has named since (an excluded sound drawn after them); `kinds`:
-    role -> continuous, the group's, so every clip holds the same kinds of unmentioned sound in the same places
-    (drawn freely, a member with no place of an excluded sound's kind failed the group: a third of negation's
-    attempts, and the kept groups were those whose members' kinds happened to agree)."""
-    kept = {role: sound for role, sound in (drawn or {}).items()
-            if sound.label not in named and sound.label not in lookalikes(named)}
-    own = set(named) | {s.label for s in sounds.values()} | {s.label for s in kept.values()}
-    extra = {}
-    fillers = [f"f{i}" for i in range(layout.blocks + layout.inner)]
-    for role in shape.partners + tuple(fillers):
-        if role in kept:
-            extra[role] = kept[role]
-            continue
-        need = CONTINUOUS if role in fillers[:layout.inner] else shape.need(role)
-        sound = draw(need if kinds is None else need.of_kind(kinds[role]), frozenset(own))
-        if sound is None:
-            return None
-        extra[role] = sound
-        own.add(sound.label)
-    return extra
 
 
 def query_texts(shape: Shape, words: dict[str, str], style: str = DEFAULT_STYLE) -> list[str]:
