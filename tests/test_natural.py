@@ -13,7 +13,7 @@ import pytest
 
 from reasonaudio.generation.bank import quantise
 from reasonaudio.generation.config import GenerateConfig
-from reasonaudio.generation.natural import recording_bank
+from reasonaudio.generation.natural import Clip, Planning, RecordingIndex, build_group, recording_bank
 from reasonaudio.generation.pipeline import generate
 from reasonaudio.core.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
 from reasonaudio.generation.sources import open_source
@@ -23,6 +23,16 @@ from reasonaudio.generation.validate import validate
 from reasonaudio.cli import main
 
 QUERIES = 12
+
+
+def _clip(name, *labels):
+    """A recording of the classes one after another, each sounding for a second, starting two seconds apart."""
+    return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
+
+
+def _planning(clips):
+    """The planning of a split of these recordings: ten candidates a query, no tolerance, 10 s clips."""
+    return Planning(RecordingIndex.of(clips, None), 10, 0.0, 10.0)
 
 
 @pytest.fixture(scope="module")
@@ -144,14 +154,8 @@ def test_absent_is_asked_only_of_exhaustively_labelled_classes(standin, tmp_path
 def test_bases_are_drawn_as_the_versions_are_found():
     """Versions are found among the recordings holding the named classes, where one with k classes is C(k, 2)
     times likelier to be for a pair; a base (a positive) drawn uniformly would be the least busy of its member,
-    which least-busy finds. Drawn by C(k, relates), both are alike."""
-    import numpy as np
-    from reasonaudio.generation.natural import Clip, _Index
-
-    def clip(name, *labels):
-        return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
-
-    index = _Index.of([clip("two", "a", "b"), clip("four", "a", "b", "c", "d")], None)
+    a cue a ranker could use. Drawn by C(k, relates), both are alike."""
+    index = RecordingIndex.of([_clip("two", "a", "b"), _clip("four", "a", "b", "c", "d")], None)
     rng = np.random.default_rng(0)
     draws = [index.drawn(2, rng) for _ in range(2000)]
     assert abs(draws.count(1) / draws.count(0) - 6) < 1.5       # C(4, 2) / C(2, 2)
@@ -162,21 +166,15 @@ def test_bases_are_drawn_as_the_versions_are_found():
 def test_a_lone_base_holding_as_many_named_sounds_as_the_positive_is_drawn_as_the_positive_is():
     """Bases are drawn C(k, relates)-weighted (to match their versions), so a member of one recording that held
     the query's sounds by chance would be busier than the positive, uniform among the recordings holding its own
-    ("least busy among the most named sounds" would beat bag-of-sounds). Such a base is redrawn uniformly among
-    the recordings holding exactly its named sounds."""
-    import numpy as np
-    from reasonaudio.generation.natural import Clip, _alike_if_tied, _Index
-
-    def clip(name, *labels):
-        return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
-
-    index = _Index.of([clip("quiet", "a", "z"), clip("busy", "a", "z", "c", "d", "e"), clip("all", "a", "b", "z"),
-                       clip("other", "a", "c")], None)
+    ("least busy among the most named sounds" would beat counting the named sounds). Such a base is redrawn
+    uniformly among the recordings holding exactly its named sounds."""
+    index = RecordingIndex.of([_clip("quiet", "a", "z"), _clip("busy", "a", "z", "c", "d", "e"),
+                               _clip("all", "a", "b", "z"), _clip("other", "a", "c")], None)
     named, rng = frozenset({"a", "b", "z"}), np.random.default_rng(0)
-    draws = [_alike_if_tied(index, 1, named, 2, rng) for _ in range(2000)]
+    draws = [index.alike_if_tied(1, named, 2, rng) for _ in range(2000)]
     assert set(draws) == {0, 1} and abs(draws.count(1) / draws.count(0) - 1) < 0.2     # was C(5, 2) = 10 times
-    assert {_alike_if_tied(index, 3, named, 2, rng) for _ in range(20)} == {3}         # not tied: kept
-    assert {_alike_if_tied(index, 1, named, 2, rng, keep=lambda k: k != 0) for _ in range(20)} == {1}
+    assert {index.alike_if_tied(3, named, 2, rng) for _ in range(20)} == {3}           # not tied: kept
+    assert {index.alike_if_tied(1, named, 2, rng, keep=lambda k: k != 0) for _ in range(20)} == {1}
 
 
 def test_where_the_positive_has_no_version_no_other_member_has_one():
@@ -184,21 +182,16 @@ def test_where_the_positive_has_no_version_no_other_member_has_one():
     classes (c before d and d before c): every other member is then a part as large as the positive's, a
     recording alone. (Among whole pairs sharing their classes, the lone positive would be the candidate whose
     sounds the others share least, which a listwise ranker finds.)"""
-    import numpy as np
-    from reasonaudio.generation.natural import Clip, _group, _Index
     from reasonaudio.generation.tasks import TASKS
 
-    def clip(name, *labels):
-        return Clip(name, tuple(Event(label, label, 2.0 * i, 2.0 * i + 1, 0.0) for i, label in enumerate(labels)))
-
     pairs = [(f"c{k}", f"d{k}") for k in range(12)]
-    clips = [clip("positive", "a", "b")] + [clip(f"{c}{d}", c, d) for c, d in pairs] + \
-        [clip(f"{d}{c}", d, c) for c, d in pairs]
-    index = _Index.of(clips, None)
+    clips = [_clip("positive", "a", "b")] + [_clip(f"{c}{d}", c, d) for c, d in pairs] + \
+        [_clip(f"{d}{c}", d, c) for c, d in pairs]
+    planning = _planning(clips)
     before = next(shape for shape in TASKS["order"].shapes if shape.name == "before")
     atoms = (Atom("before", ("a", "b")),)
-    negatives, own, (whole, members) = _group(before, atoms, 0, index, 10, 0.0, 10.0, np.random.default_rng(0))
-    held = {frozenset(index.clips[i].classes) for i in negatives}
+    negatives, own, (whole, members) = build_group(planning, before, atoms, 0, np.random.default_rng(0))
+    held = {frozenset(clips[i].classes) for i in negatives}
     assert own == 0 and not whole and len(negatives) == 9
     assert members == 9 and len(held) > 5, (members, held)   # nine parts of one (whole pairs: four, 5 classes)
 
@@ -246,7 +239,7 @@ def test_lasts_is_stated_in_pairs_both_ways_or_not_at_all(tmp_path):
     """A natural `lasts` states N of a pair (N, M) whose ends are each a clear no of the other at the labels'
     tolerance, and its version holds the sound for about M: X's length alone then tells no rule that does not
     read N (with N from a fixed set, only 5 and 8 s are statable at 0.2 s, and the positive would be the candidate
-    whose X lasts that long, which a relation-blind ranker finds). At 0.2 s no pair is: no lasts."""
+    whose X lasts that long, which a rule that ignores the relation finds). At 0.2 s no pair is: no lasts."""
     from reasonaudio.generation.natural import lasts_partners
     from reasonaudio.generation.pipeline import plan_split
     write_standin(tmp_path, recordings=200)       # enough recordings to hold a sound for about N and for M
@@ -277,7 +270,6 @@ def test_outside_the_positives_member_no_renaming_of_a_negation_is_yes(shape_nam
     every recording is NO to the query with its classes renamed among themselves in every way."""
     from itertools import permutations
 
-    from reasonaudio.generation.natural import Clip, _group, _Index
     from reasonaudio.generation.tasks import TASKS
 
     rng = np.random.default_rng(0)
@@ -289,13 +281,13 @@ def test_outside_the_positives_member_no_renaming_of_a_negation_is_yes(shape_nam
     words = {"a": "a", "b": "b", "z": "z", "z2": "y"}
     atoms = tuple(shape.atoms(words))
     positive = next(i for i, clip in enumerate(clips) if relevant(atoms, clip.events) is YES)
-    index = _Index.of(clips, None)
+    planning = _planning(clips)
     named = sorted({atom.args[0] for atom in atoms})
     renamed = [tuple(replace(atom, args=(dict(zip(named, order))[atom.args[0]],)) for atom in atoms)
                for order in permutations(named)]
     outside = 0
     for seed in range(10):
-        negatives, own, _ = _group(shape, atoms, positive, index, 10, 0.0, 10.0, np.random.default_rng(seed))
+        negatives, own, _ = build_group(planning, shape, atoms, positive, np.random.default_rng(seed))
         assert len(negatives) == 9
         for i in negatives[own:]:
             assert all(relevant(query, clips[i].events) is NO for query in renamed), (clips[i].classes, atoms)
@@ -325,7 +317,7 @@ def test_a_positive_is_busier_than_its_version_as_often_as_less_busy():
     holding the named sounds" would miss the positive of `overlap`.
     Here every overlapping recording is busy and seven apart ones in ten quiet: over a split's queries (one
     balance), the positive is busier than its version, by each statistic, as often as it is less busy."""
-    from reasonaudio.generation.natural import Clip, _group, _Index, balance_of, busyness
+    from reasonaudio.generation.natural import balance_of, busyness
     from reasonaudio.generation.tasks import TASKS
 
     def recording(name, overlapping: bool, extra: int):
@@ -335,13 +327,13 @@ def test_a_positive_is_busier_than_its_version_as_often_as_less_busy():
 
     clips = [recording(f"o{i}", True, 2) for i in range(30)] + \
         [recording(f"p{i}", False, 0 if i % 10 < 7 else 4) for i in range(60)]
-    index = _Index.of(clips, None)
+    planning = _planning(clips)
     overlap = next(shape for shape in TASKS["overlap"].shapes if shape.name == "overlap")
     atoms = (Atom("overlap", ("a", "b")),)
     sums, signs = balance_of(atoms), []
     for positive in range(30):
-        negatives, own, _ = _group(overlap, atoms, positive, index, 10, 0.0, 10.0, np.random.default_rng(positive),
-                                   sums=sums)
+        negatives, own, _ = build_group(planning, overlap, atoms, positive, np.random.default_rng(positive),
+                                        sums=sums)
         assert own == 1 and not clips[negatives[0]].recording_id.startswith("o")
         named = frozenset("ab")
         signs.append(np.sign(busyness(clips[positive], named) - busyness(clips[negatives[0]], named)))
