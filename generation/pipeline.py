@@ -40,7 +40,7 @@ from .layout import check_output_folder
 from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
 from .render import decode_pcm16, encode_flac, heard_together, render
 from .sources import SPLITS
-from .tasks import TASKS, QueryPlan, Quotas, check_feasible, longest_discrete, plan_group, usable_shapes
+from .tasks import TASKS, Planning, QueryPlan, Quotas, check_feasible, longest_discrete, plan_group, usable_shapes
 from .writer import read_stamp, write_table
 
 MIN_CORPUS_FILES = 8
@@ -159,12 +159,12 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
     split_index = SPLITS.index(config.split)
     queries, eligible, quotas = [], {}, Quotas()
     for task_index, name in enumerate(config.tasks):
+        planning = Planning(by_label, config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
+                            config.depth, config.text_style, shapes[name], dict(config.shape_weights),
+                            partial(heard_together, bank), eligible, quotas)
         for i in range(config.queries_per_task):
             rng = np.random.default_rng([config.seed, split_index, task_index, i])
-            queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", by_label, rng,
-                                      config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
-                                      config.depth, config.text_style, shapes[name], dict(config.shape_weights),
-                                      partial(heard_together, bank), eligible, quotas))
+            queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", planning, rng))
     return Plan(config, bank, queries)
 
 
@@ -206,9 +206,17 @@ def unchanged(condition: Condition) -> str:
     return json.dumps({"condition": condition.name, "transforms": []})
 
 
-def _render_rows(job: tuple) -> list[tuple[bytes, str]]:
-    """FLAC bytes and `acoustics` JSON of each clip; a condition's chain is drawn once per group (whose
-    clips are consecutive) and kept while its clips last."""
+def render_rows(job: tuple) -> list[tuple[bytes, str]]:
+    """The rows of one corpus file, rendered in a worker process: a condition's chain is drawn once per group
+    (whose clips are consecutive) and kept while its clips last.
+
+    Args:
+        job: (the clips' timelines, clip seconds, the acoustic condition, each clip's group, the plan's seed,
+            the split).
+
+    Returns:
+        FLAC bytes and `acoustics` JSON of each clip.
+    """
     timelines, clip_seconds, condition, groups, plan_seed, split = job
     rows, chain = [], None
     for events, (query_id, members) in zip(timelines, groups):
@@ -250,7 +258,7 @@ def _corpus_batches(plan: Plan, first: int, end: int, pool, bar, condition: Cond
                          for q, _ in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]],
              plan.config.seed, plan.config.split)
             for s in starts)
-    results = _bounded_map(_render_rows, jobs, pool, window=2 * plan.config.workers)
+    results = _bounded_map(render_rows, jobs, pool, window=2 * plan.config.workers)
     for start, rendered in zip(starts, results):
         rows = []
         for (query, candidate), (flac, acoustics) in zip(plan.clips[start:start + len(rendered)], rendered):

@@ -56,7 +56,8 @@ def quietest_rms(events, bank, clip_seconds: float) -> float:
                for event in set(events))
 
 
-_SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+# where FLAC is encoded: memory-backed where there is one
+SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
 
 
 def heard_together(bank, x: Event, y: Event) -> float:
@@ -90,7 +91,7 @@ def _scratch_file():
     is one) that is unlinked before anything is written to it: no path can be planted in its way, and
     nothing is left behind on any exit, a kill included. libsndfile reads and writes through it directly
     (a Python buffer costs a callback per FLAC frame: a quarter of a decode's time)."""
-    descriptor, path = tempfile.mkstemp(prefix="reasonaudio-", suffix=".flac", dir=_SCRATCH)
+    descriptor, path = tempfile.mkstemp(prefix="reasonaudio-", suffix=".flac", dir=SCRATCH)
     try:
         os.unlink(path)
         yield descriptor

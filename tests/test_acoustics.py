@@ -268,10 +268,10 @@ def test_a_killed_robustness_build_resumes_to_the_same_folder(tmp_path, monkeypa
 
     config = dict(queries_per_task=2, acoustics=("clean", "noisy"))
     generate(small_config(tmp_path / "whole", **config))
-    real = killed_after(monkeypatch, pipeline, "_render_rows", 1)   # dies in the second config
+    real = killed_after(monkeypatch, pipeline, "render_rows", 1)   # dies in the second config
     with pytest.raises(KeyboardInterrupt):
         generate(small_config(tmp_path / "killed", **config))
-    monkeypatch.setattr(pipeline, "_render_rows", real)
+    monkeypatch.setattr(pipeline, "render_rows", real)
     generate(small_config(tmp_path / "killed", **config))
     for partial in (tmp_path / "killed").rglob(".*.partial"):
         partial.unlink()

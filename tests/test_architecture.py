@@ -1,6 +1,7 @@
 """The layers as a contract: every import points down the layers setup.cfg's [importlinter] section names
 (`lint-imports` checks them, the imports inside functions too), and no project module imports itself back
 through others (an import circle)."""
+import ast
 import configparser
 import os
 import subprocess
@@ -40,3 +41,40 @@ def test_no_module_imports_itself_back():
                 first = circle.index(min(circle))
                 circles.add(" -> ".join(circle[first:] + circle[:first] + (min(circle),)))
     assert not circles, "import circles:\n" + "\n".join(sorted(circles))
+
+
+def parameter_count(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The parameters a caller passes (self and cls not counted; *args and **kwargs one each)."""
+    arguments = function.args
+    named = arguments.posonlyargs + arguments.args
+    own = 1 if named and named[0].arg in ("self", "cls") else 0
+    return len(named) - own + len(arguments.kwonlyargs) + bool(arguments.vararg) + bool(arguments.kwarg)
+
+
+def test_no_function_of_the_generator_takes_more_than_eight_parameters():
+    """Longer lists are a context object's job: what is the same for a whole split travels as one."""
+    crowded = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({parameter_count(node)})"
+               for path in sorted((ROOT / "generation").rglob("*.py"))
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and parameter_count(node) > 8]
+    assert not crowded, "more than 8 parameters:\n" + "\n".join(crowded)
+
+
+PATCHERS = ("setattr", "object", "killed_after")    # monkeypatch.setattr, mock.patch.object, the tests' own
+
+
+def test_tests_use_public_names_only():
+    """A test imports what a user can: no `from reasonaudio... import _name` and no patching of a private
+    name of the project (a private name may change with no one outside its module told)."""
+    project = ("reasonaudio", "reasonaudio_dataset", "reasonaudio_metric")
+    private = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(project):
+                private += [f"{path.name}:{node.lineno} imports {alias.name} from {node.module}"
+                            for alias in node.names if alias.name.startswith("_") and not alias.name.endswith("__")]
+            if isinstance(node, ast.Call) and (getattr(node.func, "attr", "") or getattr(node.func, "id", "")) in PATCHERS:
+                private += [f"{path.name}:{node.lineno} patches {argument.value}" for argument in node.args
+                            if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+                            and argument.value.startswith("_") and not argument.value.endswith("__")]
+    assert not private, "\n".join(private)

@@ -101,7 +101,7 @@ def test_same_seed_same_corpus_for_any_workers(tmp_path, several_files):
 @pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_corpus(tmp_path, several_files, monkeypatch):
     generate(small_config(tmp_path / "whole"))
-    real = killed_after(monkeypatch, pipeline, "_render_rows", 1)   # dies on the second file
+    real = killed_after(monkeypatch, pipeline, "render_rows", 1)   # dies on the second file
     with pytest.raises(KeyboardInterrupt):
         generate(small_config(tmp_path / "killed"))
     killed = tmp_path / "killed"
@@ -109,7 +109,7 @@ def test_a_killed_run_resumes_to_the_same_corpus(tmp_path, several_files, monkey
     assert not list(killed.glob("*/*.parquet"))  # all of it is staged out of view
     with pytest.raises(FileNotFoundError, match="doesn't contain any data files"):
         datasets.load_dataset(str(killed), "corpus", split="test")
-    monkeypatch.setattr(pipeline, "_render_rows", real)
+    monkeypatch.setattr(pipeline, "render_rows", real)
     generate(small_config(killed))
     for partial in killed.rglob(".*.partial"):
         partial.unlink()  # what the killed run left behind is hidden, and never mistaken for a file

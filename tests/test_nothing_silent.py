@@ -192,7 +192,7 @@ def test_train_never_resumes_onto_data_regenerated_at_the_same_path(tmp_path, mo
     if finished:
         assert main(command) == 0
     else:
-        killed_after(monkeypatch, loop, "_validate", calls=1)
+        killed_after(monkeypatch, loop, "validate_epoch", calls=1)
         with pytest.raises(KeyboardInterrupt):
             main(command)
         monkeypatch.undo()

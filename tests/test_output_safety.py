@@ -107,7 +107,7 @@ def test_publish_sends_only_the_declared_files_and_names_the_rest(small_corpus, 
 
 
 def test_scratch_audio_is_private_and_never_left_behind(tmp_path, monkeypatch):
-    monkeypatch.setattr(render, "_SCRATCH", tmp_path)
+    monkeypatch.setattr(render, "SCRATCH", tmp_path)
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     (tmp_path / f"reasonaudio-{os.getpid()}.flac").symlink_to(victim)   # the old, predictable name

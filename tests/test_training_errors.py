@@ -167,7 +167,7 @@ def test_a_run_killed_before_its_first_save_or_after_its_last_finishes_on_rerun(
         main(_command(training_splits, out))
     monkeypatch.undo()
     assert [path.name for path in out.iterdir()] == [".resume"]
-    killed_after(monkeypatch, loop, "_write_record", 0)        # killed after the last epoch's state is saved
+    killed_after(monkeypatch, loop, "write_record", 0)        # killed after the last epoch's state is saved
     with pytest.raises(KeyboardInterrupt):
         main(_command(training_splits, out))
     monkeypatch.undo()

@@ -125,9 +125,19 @@ def _write_model(model, out: Path, record: dict) -> None:
         path.replace(out / path.name)
 
 
-def _write_record(out: Path, settings: dict, best: dict, history: list, main: bool = True) -> dict:
-    """`training.json`, the run's last file (rank 0's): its settings, best epoch and every epoch's loss and
-    accuracy."""
+def write_record(out: Path, settings: dict, best: dict, history: list, main: bool = True) -> dict:
+    """`training.json`, the run's last file (rank 0's): a run without it was cut off.
+
+    Args:
+        out: the run's folder.
+        settings: the run's settings.
+        best: the best epoch's figures.
+        history: every epoch's loss and accuracy.
+        main: whether this process writes (rank 0); the others only return the record.
+
+    Returns:
+        The record.
+    """
     record = {"settings": settings, "best": best, "history": history}
     if main:
         write_json(record, out / "training.json")
@@ -189,7 +199,7 @@ def train(config: TrainConfig) -> dict:
     out, settings, data = Path(config.out), config.settings(), data_identity(config)
     state = _prepare_out(out, settings, data)
     if state is not None and state["epochs_done"] >= config.epochs:   # finished: the same command only writes
-        return _write_record(out, settings, state["best"], state["history"], rank == 0)   # what a kill may have cut
+        return write_record(out, settings, state["best"], state["history"], rank == 0)   # what a kill may have cut
     texts, labels = [], []
     detector = config.model == "detector"
     if state is None:
@@ -277,7 +287,7 @@ def train(config: TrainConfig) -> dict:
             schedule.step()
             losses.append(_global_mean(loss.detach(), world))
             steps.set_postfix(loss=f"{sum(losses) / len(losses):.3f}", best_val=f"{max(best['accuracy'], 0):.3f}")
-        measured = _validate(model, validation, config.batch_size)
+        measured = validate_epoch(model, validation, config.batch_size)
         accuracy = measured.pop("accuracy")
         history.append({"epoch": epoch, "loss": sum(losses) / len(losses), "validation_accuracy": accuracy,
                         **measured})
@@ -291,7 +301,7 @@ def train(config: TrainConfig) -> dict:
             if rank == 0:
                 _write_model(model, out, {"settings": settings, "best": best, "history": history})
         save_state(epoch)
-    return _write_record(out, settings, best, history, rank == 0)
+    return write_record(out, settings, best, history, rank == 0)
 
 
 def _contrastive_loss(model, config: TrainConfig, logit_scale, world: int, query_texts, *batch) -> torch.Tensor:
@@ -321,9 +331,18 @@ def _rank(accuracy: float, measured: dict) -> tuple[float, float]:
     return accuracy, measured.get("detection", {}).get("event_f1", 0.0)
 
 
-def _validate(model, validation, batch_size: int) -> dict:
-    """The epoch's validation: group accuracy; for a detector, with the decoding chosen on the validation
-    split (set on the model) and the detection metrics it gives."""
+def validate_epoch(model, validation, batch_size: int) -> dict:
+    """The epoch's validation, which picks the best epoch: group accuracy; for a detector, with the decoding
+    chosen on the validation split (set on the model) and the detection metrics it gives.
+
+    Args:
+        model: the model being trained.
+        validation: the validation split (`EvalData`).
+        batch_size: clips and texts encoded at once.
+
+    Returns:
+        {"accuracy": ...}, and a detector's detection metrics.
+    """
     if model.kind == "detector":
         return choose_decoding(model, validation, batch_size)
     return {"accuracy": validation_accuracy(model, validation, batch_size)}
