@@ -28,8 +28,8 @@ from tqdm.auto import tqdm
 
 from reasonaudio.core import relations
 from reasonaudio.core.phrases import LABELS_SEPARATOR, lookalikes, phrase_for
-from reasonaudio.core.relations import (NO, YES, Atom, Event, judge_queries, judged, mentioned, occurrences,
-                                        relevant, required_labels, sounding_seconds, verdict)
+from reasonaudio.core.relations import (NO, YES, Atom, Event, judge_queries, judged, mentioned, misses_one_atom,
+                                        occurrences, relevant, required_labels, sounding_seconds)
 from reasonaudio.core.spec import parse_spec
 
 from .bank import AtomicSound, BadSourcesError, SoundBank, quantise
@@ -317,12 +317,6 @@ class Planning:
         positives and the shapes' balances counted afresh (each task is balanced on its own; `replace` sets up
         the fields it is not handed anew)."""
         return replace(self)
-
-
-def _misses_one_atom(atoms, clip: Clip) -> bool:
-    """Does the recording answer NO to exactly one atom of the query? A version of the positive's member that
-    does is a minimal pair, a hard negative: it differs from the query by one atom said the other way."""
-    return sum(verdict(atom, clip.by_label) is NO for atom in atoms) == 1
 
 
 OPPOSITE = {"present": "absent", "absent": "present", "overlap": "apart", "apart": "overlap", "long": "short",
@@ -685,7 +679,7 @@ def _published(task, query_id: str, planning: Planning, found: _Found, rng) -> Q
                   for pos, i in enumerate(order))
     at = {int(i): pos for pos, i in enumerate(order)}
     hard = tuple(sorted(clips[at[k]].clip_id for k in range(1, found.own + 1)
-                        if _misses_one_atom(found.atoms, planning.index.clips[members[k]])))
+                        if misses_one_atom(found.atoms, planning.index.clips[members[k]].by_label)))
     planning.uses.add(found.positive)
     planning.forbidden.add(found.text)
     return QueryPlan(query_id, task.name, found.shape.reported_as, found.text, found.atoms, clips,
@@ -765,7 +759,7 @@ def natural_summary(queries: list[QueryPlan], all_clips) -> dict:
         entry = shapes.setdefault(f"{query.task}/{query.shape}", {"queries": 0, "one_atom_misses": 0,
                                                                   "minimal_pairs": 0, "ambiguous": 0})
         entry["queries"] += 1
-        entry["one_atom_misses"] += sum(_misses_one_atom(query.atoms, Clip("", c.events))
+        entry["one_atom_misses"] += sum(misses_one_atom(query.atoms, Clip("", c.events).by_label)
                                         for c in query.candidates if c.clip_id != query.positive)
         entry["minimal_pairs"] += len(query.hard_negatives)
         entry["ambiguous"] += ambiguous[query.query_id]

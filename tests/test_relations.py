@@ -213,3 +213,18 @@ def test_judge_corpus_matches_relevant_on_every_pair():
     for query_id, atoms in queries:
         for clip_id, events in clips:
             assert judged.get((query_id, clip_id), NO) is relevant(atoms, events)
+
+
+def test_a_clip_misses_a_query_by_one_atom_only_when_exactly_one_answers_no():
+    from reasonaudio.core.relations import misses_one_atom, occurrences
+
+    def sound(label, onset, offset):
+        return Event(label, label, onset, offset, 0.0)
+
+    atoms = [Atom("before", ("dog", "rain")), Atom("absent", ("siren",))]
+    dog, rain, siren = sound("dog", 0.0, 1.0), sound("rain", 2.0, 4.0), sound("siren", 5.0, 6.0)
+    assert not misses_one_atom(atoms, occurrences([dog, rain]))                  # the positive: no atom missed
+    assert misses_one_atom(atoms, occurrences([dog, rain, siren]))               # the siren flipped
+    assert misses_one_atom(atoms, occurrences([sound("rain", 0.0, 1.0), sound("dog", 2.0, 4.0)]))   # order flipped
+    assert not misses_one_atom(atoms, occurrences([sound("rain", 0.0, 1.0), sound("dog", 2.0, 4.0), siren]))
+    assert not misses_one_atom(atoms, occurrences([sound("dog", 0.0, 1.0), sound("rain", 1.2, 4.0)]))  # ambiguous

@@ -286,6 +286,22 @@ def relevant(atoms: Sequence[Atom], events: Iterable[Event]) -> Relevance:
     return judged(atoms, occurrences(events))
 
 
+def misses_one_atom(atoms: Sequence[Atom], by_label: Mapping[str, Sequence[Event]]) -> bool:
+    """Whether a clip misses a query by exactly one atom (answers NO to it, and to no other). A hard negative is
+    a version of the positive's own member one flip from it: a natural build, whose versions are recordings
+    found, tells them by this; a planned build makes its versions by flips and keeps those one flip from the
+    positive (a composite of two moves on a chain may miss one atom only, and is no minimal pair).
+
+    Args:
+        atoms: the query's atoms.
+        by_label: the clip's occurrences (`occurrences`).
+
+    Returns:
+        True for exactly one atom answered NO.
+    """
+    return sum(verdict(atom, by_label) is NO for atom in atoms) == 1
+
+
 def judged(atoms: Sequence[Atom], by_label: Mapping[str, Sequence[Event]]) -> Relevance:
     """`relevant` over a clip's occurrences (`occurrences`), for a caller that asks of one clip many times."""
     verdicts = [verdict(atom, by_label) for atom in atoms]
