@@ -14,7 +14,6 @@ import multiprocessing
 import tempfile
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import Iterator
 
@@ -23,24 +22,24 @@ from tqdm.auto import tqdm
 
 import pyarrow.parquet as pq
 
+from reasonaudio.core.phrases import last_phrases
+from reasonaudio.core.records import caption, constraint_text, fingerprint
+from reasonaudio.core.relations import judge_queries
 from reasonaudio.versions import BENCHMARK_VERSION
 from reasonaudio_dataset.card import RECORDS, write_card, write_json
 from reasonaudio_dataset.folders import held
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern
-from reasonaudio.core.phrases import last_phrases
-from reasonaudio.core.records import caption, constraint_text, fingerprint
-from reasonaudio.core.relations import judge_queries
 
 from .acoustics import Condition
-from .acoustics.chain import group_chain, inaudible_sounds
-from .bank import SoundBank, build_bank, to_pcm16
+from .acoustics.chain import group_chain
+from .bank import SoundBank, to_pcm16
 from .config import RAY, GenerateConfig, parse_executor
 from .executor import check_reachable, import_ray, render_on_ray
+from .kinds import PLANNED, BuildKind, build_kind
 from .layout import check_output_folder
-from .natural import is_natural, natural_summary, plan_natural_queries, recording_bank
-from .render import decode_pcm16, encode_flac, heard_together, render
+from .render import decode_pcm16, encode_flac, render
 from .sources import SPLITS
-from .tasks import TASKS, Planning, QueryPlan, Quotas, check_feasible, longest_discrete, plan_group, usable_shapes
+from .tasks import TASKS, QueryPlan
 from .writer import read_stamp, write_table
 
 MIN_CORPUS_FILES = 8
@@ -56,13 +55,14 @@ class Plan:
     config: GenerateConfig
     bank: SoundBank
     queries: list[QueryPlan]
+    kind: BuildKind = PLANNED
     fingerprint: str = ""
     clips: list = field(default_factory=list)      # (QueryPlan, Candidate) in corpus order
 
     def __post_init__(self):
         self.clips = [(q, c) for q in self.queries for c in q.candidates]
         contents = ([recording_digest(to_pcm16(s.samples)) for s in self.bank.sounds]
-                    if is_natural(self.config.source) else None)
+                    if self.kind.recordings_published else None)
         self.fingerprint = fingerprint(self.config.content(), [s.row() for s in self.bank.sounds],
                                        [query_row(q) for q in self.queries],
                                        {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips}, contents)
@@ -106,16 +106,16 @@ def other_split_texts(out: Path, split: str) -> frozenset[str]:
     return frozenset().union(*_other_splits(out, split, "queries", "text").values())
 
 
-def check_own_recordings(out: Path, split: str, bank: SoundBank, natural: bool) -> None:
+def check_own_recordings(out: Path, split: str, bank: SoundBank, kind: BuildKind) -> None:
     """Refuse, before anything is written, a split whose sounds come from recordings another split in `out`
     uses (two `as_split` of one source, say): splits draw on disjoint recordings, as `validate` checks. A
     natural split's recordings are published as recorded, so a copy of one under another path is the same
     recording too (by `recording_digest`)."""
     mine = {sound.origin: sound.origin for sound in bank.sounds}
-    if natural:
+    if kind.recordings_published:
         mine.update({recording_digest(to_pcm16(sound.samples)): sound.origin for sound in bank.sounds})
     theirs = {other: set(origins) for other, origins in _other_splits(out, split, "sources", "origin").items()}
-    if natural:
+    if kind.recordings_published:
         for other, audio in _other_splits(out, split, "sources", "audio").items():
             theirs[other] |= {recording_digest(decode_pcm16(cell["bytes"])[0]) for cell in audio}
     for other, found in theirs.items():
@@ -126,46 +126,12 @@ def check_own_recordings(out: Path, split: str, bank: SoundBank, natural: bool) 
                              "own, or drop as_split to let the source's split or hash divide them)")
 
 
-def audible_bank(bank: SoundBank, config: GenerateConfig) -> SoundBank:
-    """The bank without the sounds that an acoustic condition of the build would leave inaudible (a
-    telephone band takes 30 dB off brown noise): they are skipped and listed, as unusable recordings are."""
-    inaudible = inaudible_sounds(config.conditions, bank.sounds, config.seed, config.split, bank.sample_rate)
-    if not inaudible:
-        return bank
-    return SoundBank(tuple(s for s in bank.sounds if s.source_id not in inaudible), bank.sample_rate,
-                     bank.skipped + tuple((bank[source_id].origin, reason) for source_id, reason in inaudible.items()))
-
-
 def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) -> Plan:
     """The split's plan; `forbidden`: the query texts it avoids (default: those of the other splits in --out)."""
     forbidden = other_split_texts(Path(config.out), config.split) if forbidden is None else forbidden
-    if is_natural(config.source):
-        bank, clips = recording_bank(config.source, config.split, config.sample_rate, config.clip_seconds,
-                                     config.skip_bad_sources, config.progress)
-        queries = plan_natural_queries(config, clips, forbidden)
-        if not queries:
-            raise ValueError(f"no query could be planned from the {len(clips)} annotated recordings of split "
-                             f"{config.split!r}: their timelines state none of the tasks' shapes (e.g. every class "
-                             "sounds through every recording); see the log for each task")
-        return Plan(config, bank, queries)
-    bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
-                      config.skip_bad_sources, longest_discrete(config.clip_seconds), progress=config.progress)
-    bank = audible_bank(bank, config)
-    by_label = bank.by_label()
-    shapes = {}
-    for name in config.tasks:
-        check_feasible(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
-        shapes[name] = usable_shapes(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
-    split_index = SPLITS.index(config.split)
-    queries, eligible, quotas = [], {}, Quotas()
-    for task_index, name in enumerate(config.tasks):
-        planning = Planning(by_label, config.candidates, config.clip_seconds, forbidden, config.events_per_clip,
-                            config.depth, config.text_style, shapes[name], dict(config.shape_weights),
-                            partial(heard_together, bank), eligible, quotas)
-        for i in range(config.queries_per_task):
-            rng = np.random.default_rng([config.seed, split_index, task_index, i])
-            queries.append(plan_group(TASKS[name], f"{config.split}-{name}-{i:04d}", planning, rng))
-    return Plan(config, bank, queries)
+    kind = build_kind(config.source)
+    bank, queries = kind.plan(config, forbidden)
+    return Plan(config, bank, queries, kind)
 
 
 def query_row(query: QueryPlan) -> dict:
@@ -363,8 +329,7 @@ def split_record(plan: Plan) -> dict:
         "skipped_sources": [{"origin": o, "reason": r} for o, r in plan.bank.skipped],
         "examples": examples,
     }
-    if is_natural(plan.config.source):
-        record["natural"] = natural_summary(plan.queries, [(c.clip_id, c.events) for _, c in plan.clips])
+    record.update(plan.kind.summary(plan.queries, [(c.clip_id, c.events) for _, c in plan.clips]) or {})
     return record
 
 
@@ -391,7 +356,7 @@ def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
     with held(Path(config.out) / RECORDS, PLANNING_LOCK, wait=True):   # one split plans at a time: the texts and
         config.check_same_corpus()                                      # recordings of the others are its to avoid
         plan = plan_split(config)
-        check_own_recordings(Path(config.out), config.split, plan.bank, is_natural(config.source))
+        check_own_recordings(Path(config.out), config.split, plan.bank, plan.kind)
         record = split_record(plan)
         write_tables(plan, Path(config.out))
         write_json(Path(config.out) / RECORDS / f"{config.split}.plan.json", record)

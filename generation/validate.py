@@ -36,8 +36,8 @@ from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_fro
 from .acoustics.chain import group_chain
 from .layout import CARD, survey
 from .config import LIMITS, corpus_configs
+from .kinds import build_kind
 from .pipeline import recording_digest, unchanged
-from .natural import is_natural
 from .render import RECORDING, decode_pcm16, heard_together, render
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
@@ -155,7 +155,7 @@ def _file_findings(out: Path, record: dict) -> list[str]:
 
 
 def _tables(out: Path, split: str, record: dict) -> tuple[dict[str, Table], list[str]]:
-    recordings = ["audio"] if is_natural(record["parameters"].get("source", "")) else []   # in the fingerprint
+    recordings = ["audio"] if build_kind(record["parameters"].get("source", "")).recordings_published else []
     wanted = {"queries": None, "sources": [*SOURCE_FIELDS, *recordings],       # qrels: streamed (`_qrels_findings`)
               "corpus": ["clip_id", "task", "query_id", "duration", "events", "caption"]}
     tables, findings = {}, []
@@ -343,14 +343,14 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     if shapes != recorded:
         findings.append(f"queries per task, shape and depth differ from the record's: {sorted(shapes.items())[:3]} ...")
     findings += _sources_findings(record, sources)
-    natural = is_natural(params["source"])
+    kind = build_kind(params["source"])
     phrases = last_phrases((s["label"], s["phrase"]) for s in sources)
     clips = {}
     for clip in corpus:
         try:
             clip["timeline"] = tuple(Event(**e) for e in clip["events"])
             twice = [label for label, found in occurrences(clip["timeline"]).items() if len(found) > 1]
-            if twice and not natural:        # a planned clip holds a class once; a recording, as often as heard
+            if twice and kind.one_occurrence_per_class:
                 raise ValueError(f"class {twice[0]!r} occurs twice in one clip")
         except (TypeError, ValueError) as error:
             findings.append(f"{clip['_at']} ({clip['clip_id']}): broken events ({error})")
@@ -363,7 +363,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
                                {s["source_id"]: s for s in sources})
     findings += _qrels_findings(out, [f for f in record["files"] if f.startswith("qrels/")], split, atoms_of, clips)
     try:
-        contents = [recording_digest(decode_pcm16(s["audio"]["bytes"])[0]) for s in sources] if natural else None
+        contents = [recording_digest(decode_pcm16(s["audio"]["bytes"])[0]) for s in sources] if kind.recordings_published else None
         recomputed = fingerprint(params, sources, queries, {cid: c["events"] for cid, c in clips.items()}, contents)
     except (KeyError, TypeError, RuntimeError):
         recomputed = None   # a candidate without a clip, a malformed row, undecodable audio: reported elsewhere
@@ -572,7 +572,7 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
     bank, findings = _load_bank(out, record, params["sample_rate"])
     if bank is None:
         return findings
-    if not is_natural(params["source"]):       # natural annotations are the source's, taken as given
+    if build_kind(params["source"]).own_annotations:
         findings += _overlap_findings(bank, positives)
     configs = groups[0] or {"corpus": None}
     jobs, clips = [], []     # a job per row group, and its clips (a file's last group is short)

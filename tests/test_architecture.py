@@ -78,3 +78,13 @@ def test_tests_use_public_names_only():
                             if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
                             and argument.value.startswith("_") and not argument.value.endswith("__")]
     assert not private, "\n".join(private)
+
+
+def test_the_kind_of_build_is_chosen_in_one_place():
+    """The pipeline and validate ask the build's kind (generation/kinds.py) what differs; only there is the
+    source asked whether it is natural."""
+    asking = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in sorted((ROOT / "generation").rglob("*.py"))
+              if path.name not in ("kinds.py", "natural.py")
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "is_natural"]
+    assert not asking, "is_natural asked outside generation/kinds.py: " + ", ".join(asking)
