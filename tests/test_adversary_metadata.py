@@ -15,7 +15,7 @@ from reasonaudio.evaluation.systems.counting import TIES
 from reasonaudio.evaluation.systems.metadata import CHANCE
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("reasonaudio", "reasonaudio_dataset", "reasonaudio_metric", "bench")
+SOURCES = ("reasonaudio", "reasonaudio_dataset", "reasonaudio_metric", "generation", "bench")
 
 
 def test_every_baseline_module_declares_complete_metadata_read_without_importing_it():

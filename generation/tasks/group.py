@@ -584,7 +584,7 @@ class _GroupDraw:
         In a ring a member's neighbours hold one of its related sounds each. Where every member puts an excluded
         sound in and a relation is tested besides (the mix shapes), a neighbour's put-in then holds as many
         named sounds as the positive, one in a related place and the excluded one in an unmentioned: a
-        relation-blind rule would tell them from it, so there each member draws its own. Where only presence is
+        rule blind to the relations would tell them from it, so there each member draws its own. Where only presence is
         tested (negation) the ring stays: without it the positive would be the one candidate holding the named
         sounds but no excluded one."""
         shape, members = self.shape, len(self.sizes)

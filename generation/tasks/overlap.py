@@ -62,7 +62,7 @@ class Overlap(Shape):
     def layout(self, rng, seconds):
         """The pair and the stand-in's host holding it, in either order: in the hard negative the inner
         sound then starts before its named host as often as after it (which of the two the text names
-        first is drawn apart from that, so first-mentioned-first gains nothing)."""
+        first is drawn apart from that, so taking the sound named first as heard first gains nothing)."""
         blocks = [self.pair(seconds), ("h", "w")]
         return blocks if rng.uniform() < 0.5 else blocks[::-1]
 

@@ -45,8 +45,8 @@ TEMPLATES = {
         "{b}, some time after {a}",
     ),
     # chains: each order of naming the three sounds once, so that the naming order agrees with the
-    # temporal one on half the pairs on average (more templates in temporal order would let
-    # first-mentioned-first beat bag-of-sounds)
+    # temporal one on half the pairs on average (more templates in temporal order would let a rule that
+    # ranks the sound named first as heard first beat recognising the sounds)
     "chain": (
         "{a}, then {b}, and later {c}",
         "{b}, then {c}, both after {a}",
