@@ -18,7 +18,7 @@ import tempfile
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from itertools import combinations, count, permutations
+from itertools import count, permutations
 from math import comb
 from typing import Callable, Optional
 
@@ -38,7 +38,7 @@ from .sources import SPLITS, BadRecording, open_source
 from .sources.strong_labels import NATURAL_KIND, Labelling, labelling
 from .tasks import TASKS, Candidate, QueryPlan, Quotas, Shape, draw_shape
 from .tasks.duration import Lasts
-from .tasks.members import Dealer, Pick, member_sizes, part, positive_first
+from .tasks.members import Dealer, Pick, member_sizes, part, positive_first, subsets
 from .templates import DEFAULT_STYLE, render, templates
 
 log = logging.getLogger(__name__)
@@ -368,7 +368,7 @@ def _closure(atoms) -> list[tuple[int, ...]]:
     """Every set of tested atoms a version flips, the empty one (the base) first, by size: a pair for one
     tested atom, a square for two, a cube for three (as a planned member's closure, docs/design.md §5)."""
     tested = relations.tested(atoms)
-    return [flipped for size in range(len(tested) + 1) for flipped in combinations(tested, size)]
+    return [tuple(tested[i] for i in version) for version in subsets(len(tested))]
 
 
 def _version(atoms, flipped: tuple[int, ...], partners: dict[str, str]) -> list[Atom]:

@@ -70,7 +70,9 @@ def member_sizes(closure_size: int, candidates: int) -> list[int]:
 
 
 def subsets(flips: int) -> list[tuple[int, ...]]:
-    """The versions of a closure of `flips` tested atoms, the base first, by size (as `Shape.closure` makes them)."""
+    """The versions of a closure of `flips` tested atoms, each named by the flips it combines: the base first, then
+    by size. The one definition of a closure: `Shape.closure` makes a planned member's scenes in this order, and a
+    natural member's versions are these over its tested atoms."""
     return [c for count in range(flips + 1) for c in combinations(range(flips), count)]
 
 

@@ -7,7 +7,6 @@ its closure is every combination of those flips. `group.py` builds a candidate g
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Optional
 
 from reasonaudio.core import relations
@@ -16,6 +15,7 @@ from reasonaudio.core.relations import Atom, depth
 from ..bank import MIN_ACTIVE_SECONDS
 from ..scene import Scene
 from .flips import absent_flips, keeps_places, merged
+from .members import subsets
 
 MIN_SECONDS = MIN_ACTIVE_SECONDS
 
@@ -119,16 +119,15 @@ class Shape:
             cycle = self.orbit(scene)
             return [cycle[1], cycle[-1]] + cycle[2:-1]
         out = list(flips)
-        for size in range(2, len(flips) + 1):
-            for subset in combinations(range(len(flips)), size):
-                moving = [i for i in subset if not keeps_places(scene, flips[i])]
-                composite = merged(scene, [flips[i] for i in subset if i not in moving],
-                                    {sound.label: sound for sound in absent.values()})
-                for index in moving:
-                    composite = composite and self.flips(composite, rng, absent)[index]
-                if composite is None:
-                    return None
-                out.append(composite)
+        for subset in subsets(len(flips))[1 + len(flips):]:          # the combinations of two flips or more
+            moving = [i for i in subset if not keeps_places(scene, flips[i])]
+            composite = merged(scene, [flips[i] for i in subset if i not in moving],
+                               {sound.label: sound for sound in absent.values()})
+            for index in moving:
+                composite = composite and self.flips(composite, rng, absent)[index]
+            if composite is None:
+                return None
+            out.append(composite)
         return out
 
     def unmentioned(self, scene: Scene) -> set[str]:
