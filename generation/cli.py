@@ -204,13 +204,18 @@ def _run_validate(args) -> int:
 
 
 def _run_publish(args) -> int:
-    from .publish import NotPublishable, left_behind, publish   # huggingface_hub and datasets: on use
+    from reasonaudio_dataset.certificate import read_certificate
+
+    from .publish import UNCERTIFIED, NotPublishable, left_behind, publish   # huggingface_hub and datasets: on use
 
     try:
-        files = publish(args.dir, args.repo_id, private=args.private, revision=args.revision, dry_run=args.dry_run)
+        files = publish(args.dir, args.repo_id, private=args.private, revision=args.revision, dry_run=args.dry_run,
+                        require_certificate=args.require_certificate)
     except NotPublishable as error:
         print(f"reasonaudio publish: {error}", file=sys.stderr)
         return 1
+    if read_certificate(Path(args.dir)) is None:
+        print(f"warning: {args.dir} {UNCERTIFIED.format(folder=args.dir)}", file=sys.stderr)
     for path, size in files:
         print(f"{size:>14,d}  {path}")
     others = left_behind(Path(args.dir), files)
@@ -293,6 +298,9 @@ def add_commands(sub) -> dict:
     publish.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repository")
     publish.add_argument("--private", action="store_true", help="create the repository private (default: public)")
     publish.add_argument("--revision", help="branch to upload to, created if missing (default: main)")
+    publish.add_argument("--require-certificate", action="store_true",
+                         help="refuse a folder without a validity certificate (`reasonaudio baselines --certify`) "
+                              "(default: off: such a folder is published with a warning)")
     publish.add_argument("--dry-run", action="store_true",
                          help="list every file and its size; no network call (validates without decoding audio: "
                               "the upload itself runs the full check) (default: off)")

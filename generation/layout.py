@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from reasonaudio_dataset.card import CARD_RECORD, RECORDS, load_records, record_files
+from reasonaudio_dataset.certificate import CERTIFICATE
 from reasonaudio_dataset.schema import CONDITION_CONFIG, CONFIGS, check_data_file, is_config
 from reasonaudio_dataset.folders import check_no_file_above
 
@@ -118,7 +119,7 @@ def check_output_folder(out: str | Path, force: bool = False) -> None:
 def publishable_files(out: Path) -> list[str]:
     """Exactly what `publish` uploads: the card, its record, the finished splits' records and the data
     files they declare."""
-    records = [f"{RECORDS}/{CARD_RECORD}"] if (out / RECORDS / CARD_RECORD).is_file() else []
+    records = [f"{RECORDS}/{name}" for name in (CARD_RECORD, CERTIFICATE) if (out / RECORDS / name).is_file()]
     records += [path.relative_to(out).as_posix() for path in record_files(out).values()]
     data = sorted({f for record in load_records(out).values() for f in record["files"]})
     for relative in data:

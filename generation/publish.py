@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reasonaudio_dataset.card import RECORDS, write_card
+from reasonaudio_dataset.certificate import read_certificate
 
 from .layout import LEFTOVER, publishable_files
 from .validate import validate
@@ -44,11 +45,19 @@ def check_repo_id(repo_id: str) -> None:
         raise ValueError(f"--repo-id {repo_id!r}: name the owner too, ORG/NAME (e.g. my-org/reasonaudio)")
 
 
+UNCERTIFIED = ("has no validity certificate: its card cannot say whether systems that do not reason solve it; "
+               "make one with `reasonaudio baselines --data {folder} --train TRAIN --out RESULTS --certify`")
+
+
 def publish(folder: str | Path, repo_id: str, private: bool = False, revision: str | None = None,
-            dry_run: bool = False, token: str | None = None) -> list[tuple[str, int]]:
-    """Validate, then upload `folder` as dataset `repo_id`; with `dry_run` only list what would go."""
+            dry_run: bool = False, token: str | None = None,
+            require_certificate: bool = False) -> list[tuple[str, int]]:
+    """Validate, then upload `folder` as dataset `repo_id`; with `dry_run` only list what would go; with
+    `require_certificate`, refuse a folder without a validity certificate (`baselines --certify`)."""
     check_repo_id(repo_id)
     folder = Path(folder)
+    if require_certificate and read_certificate(folder) is None:
+        raise NotPublishable(f"{folder} {UNCERTIFIED.format(folder=folder)}")
     problems = validate(folder, quick=dry_run, workers=2)  # a dry run skips the audio check
     if problems:
         raise NotPublishable(f"{folder} fails validation, not publishing:\n" + "\n".join(f"  - {p}" for p in problems))

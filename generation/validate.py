@@ -24,6 +24,7 @@ from scipy.stats import chisquare
 from tqdm.auto import tqdm
 
 from reasonaudio_dataset.card import RECORDS, card_repo, record_files, render_card
+from reasonaudio_dataset.certificate import certificate_findings
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, check_data_file, data_file
 from reasonaudio.core.phrases import LABELS_SEPARATOR, last_phrases
 from reasonaudio.core.records import SOURCE_FIELDS, caption, constraint_atoms, fingerprint
@@ -100,7 +101,7 @@ def _records(out: Path) -> tuple[dict[str, dict], list[str]]:
     return records, findings
 
 
-def _card_findings(out: Path) -> list[str]:
+def _card_findings(out: Path, records: dict[str, dict]) -> list[str]:
     card = out / CARD
     if not card.is_file():
         return [f"{CARD} (the dataset card) is missing: the folder is incomplete"]
@@ -111,6 +112,9 @@ def _card_findings(out: Path) -> list[str]:
         return [f"{CARD}: broken YAML header ({str(error).splitlines()[0]})"]
     if not text.startswith("---\n"):
         return [f"{CARD} has no YAML header"]
+    certified = certificate_findings(out, records, text)     # said first: a pasted card differs from the records too
+    if certified:
+        return certified
     try:
         expected = render_card(out, card_repo(out))
     except Exception as error:  # records or files too broken to describe; reported elsewhere
@@ -619,7 +623,7 @@ def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: b
     if not records:
         pending = sorted(p.name for p in (out / RECORDS).glob("*.plan.json"))
         return findings or [f"{out} holds no finished split" + (f" (unfinished: {pending})" if pending else "")]
-    findings += _card_findings(out)
+    findings += _card_findings(out, records)
     findings += [f"{stray}: a data file that no record declares (the card's patterns would load it)"
                  for stray in survey(out)[1]]
     findings += [f"{p.relative_to(out)}: a .py file (datasets refuses folders with loading scripts)"

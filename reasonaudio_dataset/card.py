@@ -14,6 +14,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from .schema import CONFIGS, SPLITS, data_pattern, features
 from .folders import record_files
+from .certificate import certificate_section, read_certificate
 from .splits import RECORDS
 
 TEMPLATE = Path(__file__).with_name("card_template.md")
@@ -230,6 +231,9 @@ def render_card(out: Path, repo: str | None = None) -> str:
     records = load_records(out)
     body = TEMPLATE.read_text().format(repo=repo or "PATH_OR_REPO_ID", benchmark_version=benchmark_version(records),
                                        splits="\n".join(_split_section(s, r) for s, r in records.items()))
+    certificate = read_certificate(out)
+    if certificate is not None:
+        body = body.rstrip("\n") + "\n\n" + certificate_section(certificate)
     return str(DatasetCard(f"---\n{card_data(out, records).to_yaml()}\n---\n{body}"))
 
 

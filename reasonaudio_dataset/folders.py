@@ -109,6 +109,19 @@ def check_no_file_above(out: Path) -> None:
 LOCK = ".reasonaudio-lock"    # the file a run holds (flock) while it writes into a folder
 
 
+def split_lock(split: str) -> str:
+    """The lock a split's writers hold in the records folder: `generate` while it makes the split, `baselines
+    --certify` while it writes the split's certificate.
+
+    Args:
+        split: the split.
+
+    Returns:
+        The lock file's name.
+    """
+    return f".{split}-lock"
+
+
 @contextmanager
 def held(out: str | Path, name: str = LOCK, wait: bool = False, busy: str | None = None):
     """Hold the folder `out` for one run, from its first to its last write: a second run into it (evaluate,

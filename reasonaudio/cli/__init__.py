@@ -91,7 +91,7 @@ def _run_demo(args) -> int:
     for split, config in configs.items():
         records[split] = generate(config)
         print_summary(records[split], split, args.out)
-    _, results = baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", runs, not args.quiet)
+    _, results, _ = baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", runs, not args.quiet)
     print(demo_summary(args.out, records["test"], results, runs))
     return 0
 

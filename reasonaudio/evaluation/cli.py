@@ -94,6 +94,9 @@ def add_commands(sub) -> dict:
                                          "(not inside --data; default: print only)")
     baselines.add_argument("--overwrite", action="store_true",
                            help="replace the baselines already in --out (default: off: existing ones stop the run)")
+    baselines.add_argument("--certify", action="store_true",
+                           help="write the figures into --data as its validity certificate: the card's Validity "
+                                "section, which `validate` checks against the build (a local folder; with --out) (default: off)")
     baselines.add_argument("--quiet", action="store_true", help="no progress bars (default: off)")
 
     compare = sub.add_parser(
@@ -356,9 +359,20 @@ def _checks(results: dict) -> list[tuple[str, np.ndarray, np.ndarray, float | No
 
 
 def cell_notes(results: dict) -> list[str]:
+    """`flagged_cells`, or the one line saying that no task or cell is flagged and by which rules."""
+    return flagged_cells(results) or [no_flags()]
+
+
+def no_flags() -> str:
+    """The note when nothing is flagged, naming every rule held."""
+    return (f"no task, and no cell of {MIN_CELL} queries or more, {rules()}, beyond its interval (95 % over the "
+            "cells tested)")
+
+
+def flagged_cells(results: dict) -> list[str]:
     """The tasks, and the cells (task, shape, depth), where a reasoning-free system beats its tie beyond its
     interval (see `_significant`), each against the tie its `METADATA` declares (off it either way where it
-    flags both: a construction that avoids the positive marks it as well)."""
+    flags both: a construction that avoids the positive marks it as well); one line each."""
     notes = []
     for name, values, tie, margin, meaning in _checks(results):
         result = results[name]
@@ -370,14 +384,14 @@ def cell_notes(results: dict) -> list[str]:
                     side = meaning if difference > 0 else "the construction avoids the positive (below its tie)"
                     notes.append(f"{cell} (n={int(np.sum(cells == cell))}): {name} is {100 * difference:+.1f} points "
                                  f"[{100 * low:+.1f}, {100 * high:+.1f}] from {reference(name)}: {side}")
-    return notes or [f"no task, and no cell of {MIN_CELL} queries or more, {rules()}, beyond its interval (95 % over "
-                     "the cells tested)"]
+    return notes
 
 
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
-                    progress: bool, acoustics: str | None = None) -> tuple[str, dict]:
+                    progress: bool, acoustics: str | None = None) -> tuple[str, dict, list[str]]:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
-    depth, the same per task x shape x depth, with notes on the cells that fail; and the results by system."""
+    depth, the same per task x shape x depth, with notes on the cells that fail; the results by system; and the
+    tasks and cells flagged (`flagged_cells`)."""
     # torch and datasets, imported on use: --help stays fast
     from .runner import breakdown, run
     from .systems import EvalData
@@ -410,10 +424,11 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         if found.verdict:
             notes.append(audit_verdict(system.name, result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
+    flagged = flagged_cells(results)
     if len(by) > 1:
         where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"
         table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals {where}:\n\n"
-                  + breakdown_table(results, "group") + "\n" + "\n".join(cell_notes(results)) + "\n")
+                  + breakdown_table(results, "group") + "\n" + "\n".join(flagged or [no_flags()]) + "\n")
     for result in results.values():
         result.pop("per_query", None)
     if out:
@@ -422,12 +437,33 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
                                 "baselines.csv": lambda path: results_csv(results, "group", path),
                                 "baselines.png": lambda path: results_plot(results, "group", MAIN, title, path),
                                 "baselines.json": lambda path: path.write_text(json.dumps(results, indent=2) + "\n")})
-    return table, results
+    return table, results, flagged
+
+
+def held_to_of(name: str) -> str:
+    """What a system of the baselines' results is held to, by name ("" for one only reported: the bounds, the
+    tie rows, the models)."""
+    found = DECLARED.get(name.split(":")[0])
+    return reference(name.split(":")[0]) if found and found.held_to else ""
+
+
+def check_certifiable(args) -> None:
+    """--certify writes into the build scored, from the figures the run keeps: a local folder, an --out, the
+    main corpus."""
+    if not Path(args.data).is_dir():
+        raise ValueError(f"--certify writes the certificate into the build: --data {args.data} must be a local folder "
+                         "(certify before publishing)")
+    if not args.out:
+        raise ValueError("--certify needs --out: the certificate's figures are reproduced from the results kept there")
+    if args.acoustics:
+        raise ValueError("--certify certifies the main corpus: leave out --acoustics")
 
 
 def run_baselines(args) -> int:
     written = BASELINE_FILES
     check_data(args.data, ("test",))   # before torch and datasets load
+    if args.certify:
+        check_certifiable(args)
     if args.train:
         check_data(args.train, ("train",))
     if args.out:
@@ -443,11 +479,24 @@ def run_baselines(args) -> int:
     except ValueError as error:
         raise ValueError(f"the learned audits ({', '.join(LEARNED)}) learn from a train split of other recordings: "
                          f"{error}; or pass --train DIR") from None
+    from reasonaudio_dataset.identity import read_record   # datasets, imported on use: a slip is refused before it
+
+    from .certify import certificate, write_certificate
+
+    fingerprint = read_record(args.data, "test")["fingerprint"] if args.certify else None   # before scoring
     with claimed_out(args.out, args.data, written, args.overwrite) if args.out else contextlib.nullcontext():
         quiet(args)
-        table = baselines_table(args.data, args.train, args.text_model, args.device, args.out, not args.quiet,
-                                args.acoustics)[0]
+        table, results, flagged = baselines_table(args.data, args.train, args.text_model, args.device, args.out,
+                                                  not args.quiet, args.acoustics)
     print(table)
+    if args.certify:
+        held_to = {name: held_to_of(name) for name in results}
+        command = (f"reasonaudio baselines --data {args.data}" + (f" --train {args.train}" if args.train else "")
+                   + f" --out {args.out} --certify")
+        path = write_certificate(args.data, fingerprint,
+                                 lambda record: certificate(results, held_to, flagged, record, command))
+        print(f"certified: {path} and the Validity section of {Path(args.data) / 'README.md'} "
+              f"({len(flagged) or 'no'} cell{'s' if len(flagged) != 1 else ''} flagged)")
     if args.out:
         systems = sorted(p.name for p in Path(args.out).iterdir() if p.is_dir())
         print(f"{wrote(args.out, written)}, and each system's results ({', '.join(RESULT_FILES)}) in a folder of its "

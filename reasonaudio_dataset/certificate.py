@@ -1,0 +1,96 @@
+"""A build's validity certificate: what the reasoning-free systems score on its test split, kept with the build.
+
+`reasonaudio baselines --certify` writes it into the build's records (`.reasonaudio/certificate.json`), and the
+card shows it as its "Validity" section, so a build published to the Hub says whether systems that cannot reason
+solve it. It names the test split's fingerprint: `validate` refuses a certificate, or a card carrying one, that
+another build earned.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .splits import RECORDS
+
+CERTIFICATE = "certificate.json"     # in RECORDS
+SECTION = "## Validity"              # the card's heading of the section
+
+
+def certificate_path(out: Path) -> Path:
+    return Path(out) / RECORDS / CERTIFICATE
+
+
+def read_certificate(out: Path) -> dict | None:
+    """The folder's certificate, None without one (or an unreadable one: `certificate_findings` says so).
+
+    Args:
+        out: a build's folder.
+
+    Returns:
+        The certificate record, or None.
+    """
+    try:
+        found = json.loads(certificate_path(out).read_text())
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _percent(value) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def certificate_section(certificate: dict) -> str:
+    """The card's Validity section: the build and version certified, each system per task with its interval and
+    what it is held to, the cells flagged, and the command that reproduces it.
+
+    Args:
+        certificate: a certificate record.
+
+    Returns:
+        Markdown, from the section's heading on.
+    """
+    tasks = certificate["tasks"]
+    rows = []
+    for system in certificate["systems"]:
+        cells = [f"{_percent(value)} [{_percent(low)}, {_percent(high)}]" if value is not None else "–"
+                 for value, low, high in (system["tasks"].get(task, (None, None, None)) for task in [*tasks, "average"])]
+        rows.append(f"| {system['name']} | {system['held_to'] or 'reported'} | " + " | ".join(cells) + " |")
+    flagged = "\n\n" + "\n".join(f"- {cell}" for cell in certificate["flagged"]) if certificate["flagged"] else " none"
+    return (f"{SECTION}\n\nReasoning-free systems on this build's test split (fingerprint "
+            f"`{certificate['fingerprint']}`, benchmark version {certificate['benchmark_version']}): group accuracy "
+            "(%) per task with its 95 % interval, and what each is held to. A system that beats its tie on a task, "
+            "or on a cell of 30 queries or more, beyond its interval would mean the build can be solved without "
+            "the reasoning it tests.\n\n"
+            f"| system | held to | {' | '.join(tasks)} | average |\n|---|---|{'---:|' * (len(tasks) + 1)}\n"
+            + "\n".join(rows)
+            + f"\n\n**Cells flagged**:{flagged}\n\nReproduce: `{certificate['command']}`\n")
+
+
+def certificate_findings(out: Path, records: dict[str, dict], card: str) -> list[str]:
+    """What is wrong with the folder's certificate: one made for another build or benchmark version, or a card
+    carrying a Validity section that no certificate of this folder backs (pasted from another build).
+
+    Args:
+        out: a build's folder.
+        records: its finished splits' records, by split.
+        card: the text of its README.md.
+
+    Returns:
+        One line per problem; none for a folder without a certificate or with a matching one.
+    """
+    path = certificate_path(out)
+    if not path.exists():
+        return ([f"README.md carries a validity section but {RECORDS}/{CERTIFICATE} is missing: it was made for "
+                 "another build (rerun `reasonaudio baselines ... --certify`)"] if f"\n{SECTION}\n" in card else [])
+    certificate = read_certificate(out)
+    if certificate is None or not {"fingerprint", "benchmark_version", "systems"} <= set(certificate):
+        return [f"{path}: not a readable certificate"]
+    test = records.get("test", {})
+    if certificate["fingerprint"] != test.get("fingerprint"):
+        return [f"{path}: certifies the test split {certificate['fingerprint']}, but this build's test split is "
+                f"{test.get('fingerprint')}: it was made for another build; rerun `reasonaudio baselines ... --certify`"]
+    if certificate["benchmark_version"] != test.get("benchmark_version"):
+        return [f"{path}: made at benchmark version {certificate['benchmark_version']}, the test split is "
+                f"{test.get('benchmark_version')}"]
+    return []

@@ -1,0 +1,107 @@
+"""A build's validity certificate: written by `baselines --certify` into the build and its card, checked by
+`validate` against the build (a certificate or a card made for another build is refused), asked for by `publish`."""
+import json
+import shutil
+
+import pytest
+
+from reasonaudio.cli import main
+from reasonaudio.evaluation.certify import certificate, write_certificate
+from reasonaudio.generation.pipeline import generate
+from reasonaudio.generation.validate import validate
+from reasonaudio_dataset.card import load_records
+from reasonaudio_dataset.certificate import SECTION, certificate_path, read_certificate
+
+from .conftest import small_config
+
+RESULTS = {      # two systems as baselines scores them: per task accuracy, and its interval
+    "oracle": {"num_queries": {"negation": 5, "order": 5}, "negation": {"accuracy": 1.0}, "order": {"accuracy": 1.0},
+               "average": {"accuracy": 1.0},
+               "intervals": {t: {"accuracy": (1.0, 1.0)} for t in ("negation", "order", "average")}},
+    "bag-of-sounds": {"num_queries": {"negation": 5, "order": 5}, "negation": {"accuracy": 0.2},
+                      "order": {"accuracy": 0.4}, "average": {"accuracy": 0.3},
+                      "intervals": {"negation": {"accuracy": (0.0, 0.6)}, "order": {"accuracy": (0.0, 0.8)},
+                                    "average": {"accuracy": (0.1, 0.5)}}},
+}
+
+
+def certified(folder, flagged=()):
+    """Certify `folder` with the figures above, as `baselines --certify` does."""
+    fingerprint = load_records(folder)["test"]["fingerprint"]
+    return write_certificate(folder, fingerprint, lambda record: certificate(
+        RESULTS, {"bag-of-sounds": "chance"}, list(flagged), record, f"reasonaudio baselines --data {folder} "
+        "--train /somewhere/train --out runs --certify"))
+
+
+@pytest.fixture
+def copy(small_corpus, tmp_path):
+    return shutil.copytree(small_corpus, tmp_path / "build")
+
+
+def test_a_certified_build_shows_its_figures_in_the_card_and_validates(copy):
+    path = certified(copy)
+    found = read_certificate(copy)
+    assert path == certificate_path(copy) and found["fingerprint"] == load_records(copy)["test"]["fingerprint"]
+    card = (copy / "README.md").read_text()
+    assert f"\n{SECTION}\n" in card and f"fingerprint `{found['fingerprint']}`" in card
+    assert "| bag-of-sounds | chance | 20.0 [0.0, 60.0] | 40.0 [0.0, 80.0] | 30.0 [10.0, 50.0] |" in card
+    assert "**Cells flagged**: none" in card
+    assert "--train train --out runs --certify`" in card and "/somewhere" not in card   # no local path published
+    assert validate(copy, quick=True) == []
+
+
+def test_flagged_cells_are_listed(copy):
+    certified(copy, ["order (n=40): bag-of-sounds is +30.0 points [+10.0, +50.0] from chance: ..."])
+    assert "**Cells flagged**:\n\n- order (n=40): bag-of-sounds is +30.0 points" in (copy / "README.md").read_text()
+
+
+def test_a_certificate_or_a_card_from_another_build_is_refused(copy, tmp_path):
+    certified(copy)
+    other = tmp_path / "seed1"
+    generate(small_config(other, seed=1))
+    shutil.copy(copy / "README.md", other / "README.md")        # the card pasted onto a build of another seed
+    assert any("README.md carries a validity section" in line for line in validate(other, quick=True))
+    shutil.copy(certificate_path(copy), certificate_path(other))  # and its certificate with it
+    found = validate(other, quick=True)
+    mine, theirs = (load_records(folder)["test"]["fingerprint"] for folder in (other, copy))
+    assert any(f"certifies the test split {theirs}, but this build's test split is {mine}" in line for line in found)
+
+
+def test_a_split_changed_while_the_baselines_ran_is_not_certified(copy):
+    with pytest.raises(ValueError, match="its test split changed while the baselines ran"):
+        write_certificate(copy, "0123456789abcdef", lambda record: {})
+    assert not certificate_path(copy).exists()
+
+
+def test_publish_warns_without_a_certificate_and_refuses_when_one_is_required(copy, capsys):
+    assert main(["publish", str(copy), "--repo-id", "org/x", "--dry-run"]) == 0
+    assert "has no validity certificate" in capsys.readouterr().err
+    assert main(["publish", str(copy), "--repo-id", "org/x", "--dry-run", "--require-certificate"]) == 1
+    assert "has no validity certificate" in capsys.readouterr().err
+    certified(copy)
+    assert main(["publish", str(copy), "--repo-id", "org/x", "--dry-run", "--require-certificate"]) == 0
+    said = capsys.readouterr()
+    assert "validity certificate" not in said.err and ".reasonaudio/certificate.json" in said.out
+
+
+def test_certify_needs_a_local_build_and_an_out(copy, capsys):
+    assert main(["baselines", "--data", "org/build", "--certify"]) == 2
+    assert "must be a local folder" in capsys.readouterr().err
+    assert main(["baselines", "--data", str(copy), "--certify"]) == 2
+    assert "--certify needs --out" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_baselines_certify_writes_a_certificate_validate_accepts(small_corpus, tmp_path, capsys):
+    build = shutil.copytree(small_corpus, tmp_path / "build")
+    generate(small_config(build, split="train"))
+    assert main(["baselines", "--data", str(build), "--out", str(tmp_path / "runs"), "--certify", "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert f"certified: {certificate_path(build)}" in said
+    found = json.loads(certificate_path(build).read_text())
+    names = [system["name"] for system in found["systems"]]
+    assert {"oracle", "bag-of-sounds", "least-busy", "shortcut-audit", "relation-blind"} <= set(names)
+    oracle = next(system for system in found["systems"] if system["name"] == "oracle")
+    assert oracle["tasks"]["average"][0] == 1.0 and oracle["held_to"] == ""
+    assert next(s for s in found["systems"] if s["name"] == "bag-of-sounds")["held_to"] == "the named sounds' count tie"
+    assert validate(build, quick=True) == []
