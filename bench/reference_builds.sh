@@ -19,8 +19,9 @@
 #   readme     ESC-50 subset, test seed 0 / train seed 1         -> the per-task reference table (README)
 #   synthetic  built-in bank, test seed 4 / train seed 5         -> the validity tables of the built-in bank
 #   natural    stand-in st2 (seed 2) test / st3 (seed 3) train   -> the validity tables of the natural build
-# then, for each: `reasonaudio validate` on both splits, `reasonaudio baselines` (every reference system,
-# written to WORKDIR/runs/BUILD) and `bench/validity_table.py` (WORKDIR/tables/BUILD.md). Last, the reference
+# then, for each: `reasonaudio validate` on both splits, `reasonaudio baselines --certify` (every reference
+# system, written to WORKDIR/runs/BUILD; the build's certificate into its card, copied to
+# WORKDIR/certificates/BUILD.md) and `bench/validity_table.py` (WORKDIR/tables/BUILD.md). Last, the reference
 # plan fingerprints (bench/fingerprints.py; the script stops if they are not benchmark version 1.0.0's) and
 # the planning cost (CPU seconds per reference build, interleaved rounds).
 #
@@ -82,8 +83,10 @@ score() {
     if [[ -f "runs/$build/baselines.md" ]]; then
         echo "runs/$build/baselines.md exists: kept (delete runs/$build to score again)"
     else
-        run "$RA" baselines --data "$build" --train "$build-train" --out "runs/$build"
+        run "$RA" baselines --data "$build" --train "$build-train" --out "runs/$build" --certify
     fi
+    mkdir -p certificates      # the card's Validity section, as the Hub viewer shows it
+    sed -n '/^## Validity$/,$p' "$build/README.md" > "certificates/$build.md"
     say "$build: validity table -> tables/$build.md"
     mkdir -p tables
     run "$PY" "$REPO/bench/validity_table.py" "runs/$build" --data "$build" | tee "tables/$build.md"
