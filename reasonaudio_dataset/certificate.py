@@ -53,7 +53,7 @@ def certificate_section(certificate: dict) -> str:
     tasks = certificate["tasks"]
     rows = []
     for system in certificate["systems"]:
-        cells = [f"{_percent(value)} [{_percent(low)}, {_percent(high)}]" if value is not None else "–"
+        cells = [_percent(value) + (f" [{_percent(low)}, {_percent(high)}]" if low is not None else "")
                  for value, low, high in (system["tasks"].get(task, (None, None, None)) for task in [*tasks, "average"])]
         rows.append(f"| {system['name']} | {system['held_to'] or 'reported'} | " + " | ".join(cells) + " |")
     flagged = "\n\n" + "\n".join(f"- {cell}" for cell in certificate["flagged"]) if certificate["flagged"] else " none"

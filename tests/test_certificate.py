@@ -22,6 +22,8 @@ RESULTS = {      # two systems as baselines scores them: per task accuracy, and 
                       "order": {"accuracy": 0.4}, "average": {"accuracy": 0.3},
                       "intervals": {"negation": {"accuracy": (0.0, 0.6)}, "order": {"accuracy": (0.0, 0.8)},
                                     "average": {"accuracy": (0.1, 0.5)}}},
+    "a tie": {"num_queries": {"negation": 5, "order": 5}, "negation": {"accuracy": 0.5}, "order": {"accuracy": 0.5},
+              "average": {"accuracy": 0.5}},          # a tie row: means, no intervals
 }
 
 
@@ -45,7 +47,7 @@ def test_a_certified_build_shows_its_figures_in_the_card_and_validates(copy):
     card = (copy / "README.md").read_text()
     assert f"\n{SECTION}\n" in card and f"fingerprint `{found['fingerprint']}`" in card
     assert "| bag-of-sounds | chance | 20.0 [0.0, 60.0] | 40.0 [0.0, 80.0] | 30.0 [10.0, 50.0] |" in card
-    assert "**Cells flagged**: none" in card
+    assert "| a tie | reported | 50.0 | 50.0 | 50.0 |" in card and "**Cells flagged**: none" in card
     assert "--train train --out runs --certify`" in card and "/somewhere" not in card   # no local path published
     assert validate(copy, quick=True) == []
 
