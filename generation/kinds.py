@@ -3,6 +3,7 @@ its clips from a bank of atomic sounds, a natural build publishes strongly label
 pipeline and `validate` ask the kind what differs, never the source."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from functools import partial
 
@@ -14,6 +15,12 @@ from .natural import is_natural, natural_summary, plan_natural_queries, recordin
 from .render import heard_together
 from .sources import SPLITS
 from .tasks import TASKS, Planning, QueryPlan, Quotas, check_feasible, longest_discrete, plan_group, usable_shapes
+
+log = logging.getLogger(__name__)
+# Recordings a split from which a natural build's groups balance busyness: on stand-ins of 300, 1,000 and 3,000
+# recordings, the busyness rules sit within their intervals of recognising the named sounds from 1,000 on
+# (docs/results.md, "How many recordings a natural build needs").
+BALANCED_RECORDINGS = 1000
 
 
 @dataclass(frozen=True)
@@ -47,15 +54,14 @@ class BuildKind:
         """
         raise NotImplementedError
 
-    def summary(self, queries: list[QueryPlan], clips: list) -> dict | None:
+    def summary(self, plan) -> dict | None:
         """What the split's record adds about its queries for this kind (None: nothing).
 
         Args:
-            queries: the planned queries.
-            clips: every clip of the corpus, as (clip id, events).
+            plan: the split's `Plan` (its bank, queries and clips).
 
         Returns:
-            The record's entry, or None.
+            The record's entries, or None.
         """
         return None
 
@@ -87,6 +93,11 @@ class NaturalBuild(BuildKind):
     def plan(self, config, forbidden: frozenset[str]) -> tuple[SoundBank, list[QueryPlan]]:
         bank, clips = recording_bank(config.source, config.split, config.sample_rate, config.clip_seconds,
                                      config.skip_bad_sources, config.progress)
+        if len(clips) < BALANCED_RECORDINGS:
+            log.warning("split %s has %d annotated recordings, fewer than the %d from which a natural build's groups "
+                        "balance: how busy a recording is may find positives (the card says so); certify the build "
+                        "with `reasonaudio baselines --certify`, or add recordings", config.split, len(clips),
+                        BALANCED_RECORDINGS)
         queries = plan_natural_queries(config, clips, forbidden)
         if not queries:
             raise ValueError(f"no query could be planned from the {len(clips)} annotated recordings of split "
@@ -94,8 +105,9 @@ class NaturalBuild(BuildKind):
                              "sounds through every recording); see the log for each task")
         return bank, queries
 
-    def summary(self, queries: list[QueryPlan], clips: list) -> dict | None:
-        return {"natural": natural_summary(queries, clips)}
+    def summary(self, plan) -> dict | None:
+        found = natural_summary(plan.queries, [(c.clip_id, c.events) for _, c in plan.clips])
+        return {"natural": {**found, "recordings": len(plan.bank.sounds), "balanced_from": BALANCED_RECORDINGS}}
 
 
 PLANNED = PlannedBuild("planned", recordings_published=False, one_occurrence_per_class=True, own_annotations=True)

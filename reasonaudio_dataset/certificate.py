@@ -56,12 +56,17 @@ def certificate_section(certificate: dict) -> str:
         cells = [_percent(value) + (f" [{_percent(low)}, {_percent(high)}]" if low is not None else "")
                  for value, low, high in (system["tasks"].get(task, (None, None, None)) for task in [*tasks, "average"])]
         rows.append(f"| {system['name']} | {system['held_to'] or 'reported'} | " + " | ".join(cells) + " |")
+    pool = ""
+    if "recordings" in certificate:
+        below = certificate["recordings"] < certificate["balanced_from"]
+        pool = (f" A natural build of {certificate['recordings']:,} recordings"
+                + (f", fewer than the {certificate['balanced_from']:,} from which its groups balance." if below else "."))
     flagged = "\n\n" + "\n".join(f"- {cell}" for cell in certificate["flagged"]) if certificate["flagged"] else " none"
     return (f"{SECTION}\n\nReasoning-free systems on this build's test split (fingerprint "
             f"`{certificate['fingerprint']}`, benchmark version {certificate['benchmark_version']}): group accuracy "
             "(%) per task with its 95 % interval, and what each is held to. A system that beats its tie on a task, "
             "or on a cell of 30 queries or more, beyond its interval would mean the build can be solved without "
-            "the reasoning it tests.\n\n"
+            f"the reasoning it tests.{pool}\n\n"
             f"| system | held to | {' | '.join(tasks)} | average |\n|---|---|{'---:|' * (len(tasks) + 1)}\n"
             + "\n".join(rows)
             + f"\n\n**Cells flagged**:{flagged}\n\nReproduce: `{certificate['command']}`\n")

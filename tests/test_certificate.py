@@ -107,3 +107,14 @@ def test_baselines_certify_writes_a_certificate_validate_accepts(small_corpus, t
     assert oracle["tasks"]["average"][0] == 1.0 and oracle["held_to"] == ""
     assert next(s for s in found["systems"] if s["name"] == "bag-of-sounds")["held_to"] == "the named sounds' count tie"
     assert validate(build, quick=True) == []
+
+
+def test_a_natural_build_says_how_many_recordings_it_had_against_where_its_groups_balance():
+    from reasonaudio_dataset.certificate import certificate_section
+
+    record = {"fingerprint": "0123456789abcdef", "natural": {"recordings": 300, "balanced_from": 1000}}
+    few = certificate_section(certificate(RESULTS, {}, [], record, "reasonaudio baselines --certify"))
+    assert "A natural build of 300 recordings, fewer than the 1,000 from which its groups balance." in few
+    record["natural"]["recordings"] = 3000
+    many = certificate_section(certificate(RESULTS, {}, [], record, "reasonaudio baselines --certify"))
+    assert "A natural build of 3,000 recordings." in many and "fewer" not in many

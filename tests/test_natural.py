@@ -13,6 +13,7 @@ import pytest
 
 from reasonaudio.generation.bank import quantise
 from reasonaudio.generation.config import GenerateConfig
+from reasonaudio.generation.kinds import BALANCED_RECORDINGS
 from reasonaudio.generation.natural import Clip, Planning, RecordingIndex, build_group, recording_bank
 from reasonaudio.generation.pipeline import generate
 from reasonaudio.core.relations import NO, YES, Atom, Event, occurrences, relevant, verdict
@@ -98,6 +99,19 @@ def test_the_card_and_record_say_what_a_natural_build_is(natural):
     assert 0 <= summary["ambiguous_pairs"] < summary["pairs"]
     card = (natural / "README.md").read_text()
     assert "A natural split" in card and "minimal pairs (`hard_negatives`) per query" in card and "CC0-1.0" in card
+    assert summary["recordings"] == 60 and summary["balanced_from"] == BALANCED_RECORDINGS
+    assert f"built from 60 annotated recordings. **That is fewer than the {BALANCED_RECORDINGS:,} a split" in card
+
+
+def test_a_split_of_fewer_recordings_than_its_groups_balance_from_warns(standin, tmp_path, caplog):
+    from reasonaudio.generation.pipeline import plan_split
+
+    folder, _ = standin
+    config = GenerateConfig(source=f"strong:{folder}?labels=labels.tsv&as_split=test", out=str(tmp_path / "b"),
+                            queries_per_task=1, sample_rate=16000, progress=False)
+    with caplog.at_level("WARNING"):
+        plan_split(config, forbidden=frozenset())
+    assert f"split test has 60 annotated recordings, fewer than the {BALANCED_RECORDINGS} from which" in caplog.text
 
 
 def test_recordings_repeat_classes_as_heard(natural):

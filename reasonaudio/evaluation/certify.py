@@ -30,8 +30,10 @@ def certificate(results: dict[str, dict], held_to: dict[str, str], flagged: list
         systems.append({"name": name, "held_to": held_to.get(name, ""), "tasks": {
             task: [result[task]["accuracy"], *(intervals.get(task, {}).get("accuracy") or (None, None))]
             for task in [*tasks, "average"] if task in result}})
+    natural = record.get("natural", {})
+    pool = {key: natural[key] for key in ("recordings", "balanced_from") if key in natural}
     return {"fingerprint": record["fingerprint"], "benchmark_version": record.get("benchmark_version", "unversioned"),
-            "tasks": tasks, "systems": systems, "flagged": list(flagged), "command": without_paths(command)}
+            "tasks": tasks, "systems": systems, "flagged": list(flagged), "command": without_paths(command), **pool}
 
 
 def write_certificate(data: str | Path, fingerprint: str, make) -> Path:
