@@ -232,7 +232,8 @@ def pool_size(natural: dict) -> str:
                  "scores with the Validity section, or build it from more recordings.")
     return said + (" At any size, the candidate whose sounds the rest of its group shares least is the positive a "
                    "little more often than chance on some shapes (12 to 17 % against 10 % on stand-ins of up to 3,000 "
-                   "recordings): the shared-sounds audit measures it on this split.")
+                   "recordings): the audit of how much a group shares a candidate's sounds measures it on this "
+                   "split.")
 
 
 def _attributions(record: dict) -> str:
