@@ -329,7 +329,7 @@ def split_record(plan: Plan) -> dict:
         "skipped_sources": [{"origin": o, "reason": r} for o, r in plan.bank.skipped],
         "examples": examples,
     }
-    record.update(plan.kind.summary(plan.queries, [(c.clip_id, c.events) for _, c in plan.clips]) or {})
+    record.update(plan.kind.summary(plan) or {})
     return record
 
 
