@@ -60,6 +60,11 @@ def test_no_function_of_the_generator_takes_more_than_eight_parameters():
     assert not crowded, "more than 8 parameters:\n" + "\n".join(crowded)
 
 
+def called(call: ast.Call) -> str:
+    """The name a call calls: `f` of `f(...)` and of `module.f(...)`."""
+    return getattr(call.func, "attr", "") or getattr(call.func, "id", "")
+
+
 PATCHERS = ("setattr", "object", "killed_after")    # monkeypatch.setattr, mock.patch.object, the tests' own
 
 
@@ -68,13 +73,13 @@ def test_tests_use_public_names_only():
     name of the project (a private name may change with no one outside its module told)."""
     project = ("reasonaudio", "reasonaudio_dataset", "reasonaudio_metric")
     private = []
-    for path in sorted((ROOT / "tests").glob("*.py")):
+    for path in sorted((ROOT / "tests").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(project):
-                private += [f"{path.name}:{node.lineno} imports {alias.name} from {node.module}"
+                private += [f"{path.relative_to(ROOT)}:{node.lineno} imports {alias.name} from {node.module}"
                             for alias in node.names if alias.name.startswith("_") and not alias.name.endswith("__")]
-            if isinstance(node, ast.Call) and (getattr(node.func, "attr", "") or getattr(node.func, "id", "")) in PATCHERS:
-                private += [f"{path.name}:{node.lineno} patches {argument.value}" for argument in node.args
+            if isinstance(node, ast.Call) and called(node) in PATCHERS:
+                private += [f"{path.relative_to(ROOT)}:{node.lineno} patches {argument.value}" for argument in node.args
                             if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
                             and argument.value.startswith("_") and not argument.value.endswith("__")]
     assert not private, "\n".join(private)
@@ -86,5 +91,5 @@ def test_the_kind_of_build_is_chosen_in_one_place():
     asking = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in sorted((ROOT / "generation").rglob("*.py"))
               if path.name not in ("kinds.py", "natural.py")
               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-              if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "is_natural"]
+              if isinstance(node, ast.Call) and called(node) == "is_natural"]
     assert not asking, "is_natural asked outside generation/kinds.py: " + ", ".join(asking)

@@ -18,7 +18,7 @@ from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.cli import main
 from reasonaudio_metric.functional import score
 
-from .test_metric import corpus_case, flat, group_case
+from .metric.test_metric import corpus_case, flat, group_case
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: these check the GPU path")
 

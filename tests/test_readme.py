@@ -23,7 +23,7 @@ SETUP = [["bash", ".ci/setup", "&&", ".venv/bin/reasonaudio", "demo"],
 # What marks each Python block, and the test that runs it (test_acoustics runs the augmentation loop).
 PYTHON_BLOCKS = {"metric.compute(similarity=": "test_the_python_quickstart_scores_a_tiny_build",
                  "class MyEncoder": "test_the_command_line_quickstart_runs (as my_models.py)",
-                 "augment = Compose": "tests/test_acoustics.py::test_the_readme_training_example_runs",
+                 "augment = Compose": "tests/generation/test_acoustics.py::test_the_readme_training_example_runs",
                  "StreamingTriplets(": "test_the_streaming_snippet_runs"}
 SHRINK = {"generate": ["--queries-per-task", "2"], "train": ["--epochs", "1", "--max-steps", "2"]}
 QUIET = ("generate", "validate", "evaluate", "train", "baselines")

@@ -12,7 +12,7 @@ reads as "ends later"). Where an absence joins a relation, it is a clip-level cl
 ("no trace of Z, but ...") or last with "anywhere in the clip": "B, after A, but not Z" also reads as "after
 A but not after Z". Every ordered or compared pair (A before B, A longer than B) is named in its own direction
 in exactly half of its shape's templates, so that a rule reading only the naming order gains nothing either way.
-tests/test_phrases.py checks each template's relation words against its shape's atoms."""
+tests/core/test_phrases.py checks each template's relation words against its shape's atoms."""
 
 TEMPLATES = {
     # negation

@@ -3,7 +3,7 @@ audio clip that contains A and B, but does not contain C", "... with A lasting f
 which C and D overlap". Same roles and rules as `natural.py` (relative order only, no absolute place and no
 adjacency; each ordered or compared pair named in its own direction in exactly half of a shape's templates; an
 absence joined to a relation is its own clip-level clause: "without Z, with ..." first, or "but does not contain
-Z" / "and no trace of Z anywhere in the clip" last; tests/test_phrases.py checks every template)."""
+Z" / "and no trace of Z anywhere in the clip" last; tests/core/test_phrases.py checks every template)."""
 
 FIND = "find an audio clip "
 

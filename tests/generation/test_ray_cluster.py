@@ -19,13 +19,13 @@ from types import SimpleNamespace
 import pytest
 
 from reasonaudio.cli import main
-from tests.test_executor import files
+from tests.generation.test_executor import files
 from tests.test_readme import USAGE, blocks, commands
 
 ray = pytest.importorskip("ray")
 import psutil  # noqa: E402 - Ray ships it
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RAY = Path(sys.executable).with_name("ray")
 HEAD = "HEAD:6379"          # the recipe's placeholder for the head's address
 # What the tests add to the recipe's `ray start`: light nodes of one CPU.

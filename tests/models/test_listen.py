@@ -19,7 +19,7 @@ from reasonaudio.models.hearing import HeardEvents, atom_confidence, judged_scor
 from reasonaudio.models.scoring import clip_events, query_atoms
 from reasonaudio.cli import main
 
-from .conftest import small_config
+from ..conftest import small_config
 
 LABELS = ["dog", "rain"]
 

@@ -24,7 +24,7 @@ from reasonaudio_dataset.identity import build_identity
 from reasonaudio_dataset.loading import load_table
 from reasonaudio_metric.functional import HARD_NEGATIVE, hard_negative_scores, score
 
-from .conftest import small_config
+from ..conftest import small_config
 
 MODEL = "python:tests.toy_encoder:build?sampling_rate=16000"
 real_encoder = {"text": toy_encoder.ToyEncoder.encode_text, "audio": toy_encoder.ToyEncoder.encode_audio}

@@ -16,9 +16,9 @@ import torch
 from reasonaudio.cli import build_parser, main
 from reasonaudio.training import loop
 
-from .conftest import killed_after
+from ..conftest import killed_after
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _command(training_splits, out) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from tests import toy_encoder
-from .conftest import killed_after
+from ..conftest import killed_after
 from reasonaudio.evaluation.runner import evaluate_encoders
 from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.evaluation import save_embeddings
@@ -22,7 +22,7 @@ from reasonaudio.models import encoding
 from reasonaudio.cli import main
 from reasonaudio_metric import space
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def _ours(small_corpus, mode):
@@ -280,7 +280,7 @@ def test_embeddings_of_one_build_are_refused_on_another(small_corpus, tmp_path, 
     """Vectors saved on one build scored another (regenerated with another seed: the same ids) with exit 0."""
     from reasonaudio.generation.pipeline import generate
 
-    from .conftest import small_config
+    from ..conftest import small_config
 
     data, toy = EvalData.load(str(small_corpus)), toy_encoder.build()
     queries = toy.encode_text(list(data.queries["text"]))

@@ -14,7 +14,7 @@ from reasonaudio.generation.pipeline import GenerateConfig
 from reasonaudio.generation.publish import files_to_upload
 from reasonaudio.generation.validate import validate
 
-from .conftest import SMALL, write_tone
+from ..conftest import SMALL, write_tone
 
 TINY = ["--source", SMALL["source"], "--queries-per-task", "1", "--candidates", "4", "--atomic-sounds", "60",
         "--sample-rate", "16000", "--tasks", "order", "--quiet"]

@@ -12,7 +12,7 @@ from reasonaudio.generation.validate import validate
 from reasonaudio_dataset.card import load_records
 from reasonaudio_dataset.certificate import SECTION, certificate_path, read_certificate
 
-from .conftest import small_config
+from ..conftest import small_config
 
 RESULTS = {      # two systems as baselines scores them: per task accuracy, and its interval
     "oracle": {"num_queries": {"negation": 5, "order": 5}, "negation": {"accuracy": 1.0}, "order": {"accuracy": 1.0},

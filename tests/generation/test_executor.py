@@ -119,7 +119,7 @@ def test_a_local_cluster_the_driver_started_is_shut_down_when_the_driver_is_kill
     import psutil      # Ray ships it
 
     temp = tempfile.mkdtemp(prefix="ra-", dir="/tmp")     # short: Ray's socket paths must fit 107 characters
-    environment = {**os.environ, "RAY_TMPDIR": temp, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    environment = {**os.environ, "RAY_TMPDIR": temp, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     try:
         driver = subprocess.run([sys.executable, "-c", DRIVER, str(tmp_path / "out")], env=environment, timeout=240,
                                 capture_output=True, text=True)

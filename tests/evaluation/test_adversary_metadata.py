@@ -14,7 +14,7 @@ from reasonaudio.evaluation.systems import BASELINES, SYSTEMS, BaselineMetadata,
 from reasonaudio.evaluation.systems.counting import TIES
 from reasonaudio.evaluation.systems.metadata import CHANCE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("reasonaudio", "reasonaudio_dataset", "reasonaudio_metric", "generation", "bench")
 
 

@@ -19,7 +19,7 @@ from reasonaudio_dataset import decode_audio, load_reasonaudio
 from reasonaudio_dataset.loading import torchcodec_usable
 from reasonaudio_dataset.schema import CONFIGS
 
-from .conftest import small_config, write_tone
+from ..conftest import small_config, write_tone
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from reasonaudio.generation.bank import build_bank, decide_kind, prepare
 from reasonaudio.generation.sources import SourceError, open_source
 from reasonaudio.generation.sources.synthetic import CLASSES
 
-from .conftest import write_tone
+from ..conftest import write_tone
 
 
 def test_synthetic_bank_is_deterministic_and_honestly_named():

@@ -21,7 +21,7 @@ from reasonaudio.generation.tasks import TASKS, PlanningError, check_feasible
 from reasonaudio.generation.validate import validate
 from reasonaudio_dataset.schema import CONFIGS
 
-from .conftest import killed_after, small_config, write_tone
+from ..conftest import killed_after, small_config, write_tone
 
 
 def same_tree(a: Path, b: Path) -> bool:

@@ -18,7 +18,7 @@ from reasonaudio_dataset.folders import check_data
 from reasonaudio.generation.pipeline import generate
 from reasonaudio.generation.tasks import TASKS
 
-from .conftest import small_config
+from ..conftest import small_config
 
 TASKS = ("negation", "order", "overlap", "duration", "mix")
 

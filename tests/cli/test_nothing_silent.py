@@ -14,7 +14,7 @@ import reasonaudio.generation.pipeline as pipeline
 from reasonaudio.cli import main
 from reasonaudio.generation.standin import write_standin
 
-from .conftest import killed_after
+from ..conftest import killed_after
 
 NATURAL = ["--queries-per-task", "3", "--sample-rate", "16000", "--quiet"]
 
@@ -171,7 +171,7 @@ def test_a_build_where_some_queries_have_no_hard_negative_still_scores_and_compa
 def _training_build(out, seed):
     from reasonaudio.generation.pipeline import generate
 
-    from .conftest import small_config
+    from ..conftest import small_config
 
     shutil.rmtree(out, ignore_errors=True)
     for split in ("validation", "train"):

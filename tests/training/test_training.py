@@ -13,7 +13,7 @@ from reasonaudio.training import loop
 from reasonaudio.training.loss import info_nce
 from reasonaudio.training.triplets import ContrastiveTriplets
 
-from .conftest import killed_after
+from ..conftest import killed_after
 
 
 def _steps_lower_the_loss(model, splits, hard_negatives: bool) -> tuple[float, float]:

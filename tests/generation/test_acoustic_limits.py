@@ -21,7 +21,7 @@ from reasonaudio.generation.render import render
 from reasonaudio.generation.validate import validate
 from reasonaudio.cli import main
 
-from .conftest import small_config
+from ..conftest import small_config
 
 pytest.importorskip("audiomentations")
 RATE = 16000

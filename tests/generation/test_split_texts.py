@@ -12,7 +12,7 @@ from reasonaudio.cli import main
 from reasonaudio_dataset.card import RECORDS
 from reasonaudio_dataset.schema import data_pattern
 
-from .conftest import small_config
+from ..conftest import small_config
 
 # small enough to render in seconds, large enough that an unguarded validation and train share a text
 TINY = dict(queries_per_task=6, candidates=2)

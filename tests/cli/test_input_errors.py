@@ -17,7 +17,7 @@ from reasonaudio.cli import build_parser, main
 from reasonaudio_dataset import load_reasonaudio
 from reasonaudio_metric.functional import score
 
-from .test_metric import corpus_case, flat, group_case
+from ..metric.test_metric import corpus_case, flat, group_case
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 

@@ -15,7 +15,7 @@ from reasonaudio.cli import main
 from reasonaudio.generation.pipeline import generate
 from reasonaudio.generation.validate import validate
 
-from .conftest import killed_after, small_config
+from ..conftest import killed_after, small_config
 
 pytest.importorskip("audiomentations")
 ROOM = {"calculation_mode": "rt60", "min_target_rt60": 0.15, "max_target_rt60": 0.3, "max_order": 6,

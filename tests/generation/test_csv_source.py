@@ -8,7 +8,7 @@ from reasonaudio.generation.bank import BadSourcesError, build_bank
 from reasonaudio.generation.sources import open_source
 from reasonaudio.generation.sources import BadRecording
 
-from .conftest import write_tone
+from ..conftest import write_tone
 
 
 def manifest(tmp_path, rows: str, header="path,label,start,end", name="sounds.csv", **files) -> str:
