@@ -208,14 +208,14 @@ def _run_publish(args) -> int:
 
     from .publish import UNCERTIFIED, NotPublishable, left_behind, publish   # huggingface_hub and datasets: on use
 
+    if not args.require_certificate and read_certificate(Path(args.dir)) is None:   # said before anything is sent
+        print(f"warning: {args.dir} {UNCERTIFIED.format(folder=args.dir)}", file=sys.stderr)
     try:
         files = publish(args.dir, args.repo_id, private=args.private, revision=args.revision, dry_run=args.dry_run,
                         require_certificate=args.require_certificate)
     except NotPublishable as error:
         print(f"reasonaudio publish: {error}", file=sys.stderr)
         return 1
-    if read_certificate(Path(args.dir)) is None:
-        print(f"warning: {args.dir} {UNCERTIFIED.format(folder=args.dir)}", file=sys.stderr)
     for path, size in files:
         print(f"{size:>14,d}  {path}")
     others = left_behind(Path(args.dir), files)
