@@ -16,8 +16,7 @@ class rather than the class.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -27,7 +26,7 @@ from torch import nn
 from reasonaudio.core.relations import Event
 
 from .events import steps_of
-from .files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
+from .files import SavedModel
 from .small import SPECIAL, LogMel, SmallAudioText, SmallConfig
 
 PITCH_RANGE = (0.75, 4 / 3)    # the spectrum's stretch while training (log-uniform)
@@ -104,8 +103,9 @@ class PitchedLogMel(nn.Module):
         return torch.log(mel.filters @ spectrum + 1e-6)
 
 
-class Detector(nn.Module):
+class Detector(SavedModel, nn.Module):
     kind = "detector"
+    config_class = DetectorConfig
 
     def __init__(self, config: DetectorConfig):
         super().__init__()
@@ -161,19 +161,3 @@ class Detector(nn.Module):
         raise ValueError("a detector writes no embeddings: score it with --model detector:MODEL_DIR")
 
     encode_audio = encode_text
-
-    def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        write_json(asdict(self.config), folder / "detector_config.json")
-        write_torch(self.state_dict(), folder / "detector_weights.pt")
-
-    @classmethod
-    def from_state(cls, config: dict, weights: dict, device: str = "cpu") -> "Detector":
-        model = cls(DetectorConfig(**config))
-        model.load_state_dict(weights)
-        return model.to(device)
-
-    @classmethod
-    def load(cls, folder: Path, device: str = "cpu") -> "Detector":
-        return cls.from_state(read_json(folder / "detector_config.json", DAMAGED_MODEL, DetectorConfig),
-                              read_torch(folder / "detector_weights.pt", DAMAGED_MODEL), device)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -25,7 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .detector import Detector, DetectorConfig
-from .files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
+from .files import SavedModel
 from .pretrained import resolve_text_model
 
 TEXT_WIDTH = 384          # MiniLM-L6's hidden size
@@ -65,8 +64,9 @@ def activity_features(probabilities: torch.Tensor, clip_seconds: torch.Tensor, c
                       shared[..., None], (shared / (seconds + 0.05))[..., None]], dim=2)
 
 
-class DualEncoder(nn.Module):
+class DualEncoder(SavedModel, nn.Module):
     kind = "dual"
+    config_class = DualConfig
 
     def __init__(self, config: DualConfig):
         super().__init__()
@@ -162,22 +162,6 @@ class DualEncoder(nn.Module):
             states = self.adapter(states, src_key_padding_mask=~kept)
         classes = torch.softmax(self.class_head(states), dim=-1)[..., :-1] * kept[..., None]
         return torch.einsum("btc,btr->bcr", classes, self.role_head(states)).flatten(1)
-
-    def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        write_json(asdict(self.config), folder / "dual_config.json")
-        write_torch(self.state_dict(), folder / "dual_weights.pt")
-
-    @classmethod
-    def from_state(cls, config: dict, weights: dict, device: str = "cpu") -> "DualEncoder":
-        model = cls(DualConfig(**config))
-        model.load_state_dict(weights)
-        return model.to(device)
-
-    @classmethod
-    def load(cls, folder: Path, device: str = "cpu") -> "DualEncoder":
-        return cls.from_state(read_json(folder / "dual_config.json", DAMAGED_MODEL, DualConfig),
-                              read_torch(folder / "dual_weights.pt", DAMAGED_MODEL), device)
 
 
 class HeardTriplets(torch.utils.data.Dataset):

@@ -85,3 +85,56 @@ def _check_sizes(path: Path, settings: dict, remedy: str) -> None:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= MAX_SIZE:
             raise ValueError(f"{path} sets {name} = {value:g}, beyond any size a model is built at (at most "
                              f"{MAX_SIZE:,}); the file is damaged or edited; {remedy}")
+
+
+class SavedModel:
+    """What each trainable model kind saves and loads alike: its config as `KIND_config.json` and its weights as
+    `KIND_weights.pt` in the model folder, read back through the checks above. A kind sets `kind` and
+    `config_class` (its config dataclass) and is built as `cls(config)`."""
+
+    kind: str
+    config_class: type
+
+    def save(self, folder: Path) -> None:
+        """Write the config and the weights into `folder` (created if missing), each whole or not at all.
+
+        Args:
+            folder: the model folder.
+        """
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json(dataclasses.asdict(self.config), folder / f"{self.kind}_config.json")
+        write_torch(self.state_dict(), folder / f"{self.kind}_weights.pt")
+
+    @classmethod
+    def from_state(cls, config: dict, weights: dict, device: str = "cpu"):
+        """The model of a saved config and weights.
+
+        Args:
+            config: the config's fields.
+            weights: the state dict.
+            device: where the model goes.
+
+        Returns:
+            The model, on `device`.
+        """
+        model = cls(cls.config_class(**config))
+        try:
+            model.load_state_dict(weights)
+        except RuntimeError:
+            raise ValueError(f"these {cls.kind} weights come from an earlier version of the {cls.kind} model (other "
+                             "layers); train it again with this version") from None
+        return model.to(device)
+
+    @classmethod
+    def load(cls, folder: Path, device: str = "cpu"):
+        """The model saved in `folder`; a missing or damaged file is one line naming it.
+
+        Args:
+            folder: the model folder.
+            device: where the model goes.
+
+        Returns:
+            The model, on `device`.
+        """
+        return cls.from_state(read_json(folder / f"{cls.kind}_config.json", DAMAGED_MODEL, cls.config_class),
+                              read_torch(folder / f"{cls.kind}_weights.pt", DAMAGED_MODEL), device)

@@ -14,15 +14,14 @@ timeline's space.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .files import DAMAGED_MODEL, read_json, read_torch, write_json, write_torch
+from .files import SavedModel
 
 WORD = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 SPECIAL = ("<pad>", "<unk>")
@@ -74,8 +73,9 @@ def _transformer(width: int, heads: int, layers: int, dropout: float) -> nn.Tran
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
 
-class SmallAudioText(nn.Module):
+class SmallAudioText(SavedModel, nn.Module):
     kind = "small"
+    config_class = SmallConfig
 
     def __init__(self, config: SmallConfig):
         super().__init__()
@@ -138,23 +138,3 @@ class SmallAudioText(nn.Module):
                                   src_key_padding_mask=padding)
         kept = (~padding).unsqueeze(-1).float()
         return self.text_projection((steps * kept).sum(1) / kept.sum(1))
-
-    def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        write_json(asdict(self.config), folder / "small_config.json")
-        write_torch(self.state_dict(), folder / "small_weights.pt")
-
-    @classmethod
-    def from_state(cls, config: dict, weights: dict, device: str = "cpu") -> "SmallAudioText":
-        model = cls(SmallConfig(**config))
-        try:
-            model.load_state_dict(weights)
-        except RuntimeError:
-            raise ValueError("these small-model weights come from an earlier version of the small model (other "
-                             "layers); train it again with this version") from None
-        return model.to(device)
-
-    @classmethod
-    def load(cls, folder: Path, device: str = "cpu") -> "SmallAudioText":
-        return cls.from_state(read_json(folder / "small_config.json", DAMAGED_MODEL, SmallConfig),
-                              read_torch(folder / "small_weights.pt", DAMAGED_MODEL), device)
