@@ -206,8 +206,9 @@ def _run_validate(args) -> int:
 def _run_publish(args) -> int:
     from reasonaudio_dataset.certificate import read_certificate
 
-    from .publish import UNCERTIFIED, NotPublishable, left_behind, publish   # huggingface_hub and datasets: on use
+    from .publish import UNCERTIFIED, NotPublishable, check_repo_id, left_behind, publish   # huggingface_hub: on use
 
+    check_repo_id(args.repo_id)           # a slip is refused alone; the warning is for a publish that can go on
     if not args.require_certificate and read_certificate(Path(args.dir)) is None:   # said before anything is sent
         print(f"warning: {args.dir} {UNCERTIFIED.format(folder=args.dir)}", file=sys.stderr)
     try:
