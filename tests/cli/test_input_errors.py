@@ -449,3 +449,7 @@ def test_a_hub_dataset_id_is_refused_at_once_when_the_hub_cannot_be_reached(monk
     assert main(["evaluate", "--data", "someorg/build", "--model", "oracle", "--out", str(tmp_path / "r")]) == 2
     said = capsys.readouterr().err
     assert said.count("\n") == 1 and "127.0.0.1 cannot be reached" in said and not (tmp_path / "r").exists()
+    from reasonaudio.evaluation.systems import check_spec
+
+    with pytest.raises(ValueError, match=r"cannot load model clap:someorg/model: .*127\.0\.0\.1 cannot be reached"):
+        check_spec("clap:someorg/model")          # a model id, told by the same check

@@ -10,12 +10,10 @@ import ast
 import functools
 import importlib
 import importlib.util
-import os
-import socket
 from pathlib import Path
-from urllib.parse import urlparse
 
 from reasonaudio.core.spec import parse_spec
+from reasonaudio_dataset.hub import hub_offline, unreachable_hub
 
 from .metadata import CHANCE, BaselineMetadata
 
@@ -40,7 +38,6 @@ SYSTEMS = {
 # What a kind's location names, checked before its module loads: a folder or file that must be there, or a
 # Hugging Face model (a local folder, in the Hub's cache, or fetched: not while offline).
 LOCATIONS = {"trained": "folder", "detector": "folder", "embeddings": "file", "clap": "hub model"}
-HUB_TIMEOUT = 2.0     # seconds to reach the Hub before a model neither local nor cached is refused
 
 
 @functools.cache
@@ -78,27 +75,20 @@ def _options(module: str) -> tuple[list[str], bool]:
     return names, arguments.kwarg is not None
 
 
-def _hub_offline() -> bool:
-    return any(os.environ.get(name, "").lower() in ("1", "true", "yes", "on") for name in ("HF_HUB_OFFLINE",
-                                                                                              "TRANSFORMERS_OFFLINE"))
-
-
 def _check_hub_model(spec: str, location: str) -> None:
     """A model in a local folder, in the Hub's cache, or on a Hub this machine reaches: else one line at once
     (from_pretrained would retry for tens of seconds)."""
-    from huggingface_hub import constants, try_to_load_from_cache   # imported here: --help never loads it
+    from huggingface_hub import try_to_load_from_cache   # imported here: --help never loads it
 
     if Path(location).is_dir() or isinstance(try_to_load_from_cache(location, "config.json"), str):
         return
-    if _hub_offline():
+    if hub_offline():
         raise ValueError(f"cannot load model {spec}: not found, or cannot be fetched while HF_HUB_OFFLINE is set "
                          "(not a local folder, and not in the Hugging Face cache)")
-    endpoint = urlparse(constants.ENDPOINT)
-    try:
-        socket.create_connection((endpoint.hostname, endpoint.port or 443), timeout=HUB_TIMEOUT).close()
-    except OSError as error:
+    unreachable = unreachable_hub()
+    if unreachable:
         raise ValueError(f"cannot load model {spec}: not found, or cannot be fetched (not a local folder, not in the "
-                         f"Hugging Face cache, and {endpoint.hostname} cannot be reached: {error})") from None
+                         f"Hugging Face cache, and {unreachable})")
 
 
 def check_spec(spec: str) -> tuple[str, str, dict]:
