@@ -23,7 +23,7 @@ def certificate(results: dict[str, dict], held_to: dict[str, str], flagged: list
     Returns:
         The certificate record.
     """
-    tasks = [task for task in next(iter(results.values()))["num_queries"]]
+    tasks = list(next(iter(results.values()))["num_queries"])
     systems = []
     for name, result in results.items():
         intervals = result.get("intervals", {})
