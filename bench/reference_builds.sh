@@ -22,7 +22,7 @@
 # then, for each: `reasonaudio validate` on both splits, `reasonaudio baselines --certify` (every reference
 # system, written to WORKDIR/runs/BUILD; the build's certificate into its card, copied to
 # WORKDIR/certificates/BUILD.md) and `bench/validity_table.py` (WORKDIR/tables/BUILD.md). Last, the reference
-# plan fingerprints (bench/fingerprints.py; the script stops if they are not benchmark version 1.0.0's) and
+# plan fingerprints (bench/fingerprints.py; the script stops if they are not this benchmark version's) and
 # the planning cost (CPU seconds per reference build, interleaved rounds).
 #
 # Time, on a 2-core machine (from the timings in docs/results.md): per build about 1 to 1.5 min to generate
@@ -126,7 +126,7 @@ if wants natural; then
     score nat
 fi
 
-say "reference plan fingerprints (benchmark version 1.0.0)"
+say "reference plan fingerprints (benchmark version $("$PY" -c "from reasonaudio.versions import BENCHMARK_VERSION as v; print(v)"))"
 ESC50_ARG=()
 if [[ -n "$ESC50" ]]; then
     # the recorded ESC-50 fingerprint is the subset's (200 clips); a full clone plans another build

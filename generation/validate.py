@@ -30,6 +30,7 @@ from reasonaudio.core.phrases import LABELS_SEPARATOR, last_phrases
 from reasonaudio.core.records import SOURCE_FIELDS, caption, constraint_atoms, fingerprint
 from reasonaudio.core.relations import (NO, OVERLAP_SECONDS, YES, Event, depth, judge_queries, mentioned,
                                         occurrences, relevant, verdict)
+from reasonaudio.versions import BENCHMARK_VERSION, __version__
 
 from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
                    from_pcm16, longest_inaudible, seam_dip_db)
@@ -623,6 +624,12 @@ def validate(out: str | Path, quick: bool = False, workers: int = 1, progress: b
     if not records:
         pending = sorted(p.name for p in (out / RECORDS).glob("*.plan.json"))
         return findings or [f"{out} holds no finished split" + (f" (unfinished: {pending})" if pending else "")]
+    other_versions = [f"[{split}] made at benchmark version {record['benchmark_version']}; reasonaudio "
+                      f"{__version__} builds and checks version {BENCHMARK_VERSION}: validate it with the release "
+                      "that made it, or build it again" for split, record in records.items()
+                      if record.get("benchmark_version", BENCHMARK_VERSION) != BENCHMARK_VERSION]
+    if other_versions:                      # its texts, plans and card are another version's: nothing else applies
+        return findings + other_versions
     findings += _card_findings(out, records)
     findings += [f"{stray}: a data file that no record declares (the card's patterns would load it)"
                  for stray in survey(out)[1]]

@@ -3,7 +3,7 @@
 A style maps every query shape (see generation/tasks) to plain format strings over the shape's roles:
 {a} {b} {c} (the sounds it relates, in temporal order where order is tested), {z} {z2} (sounds that must
 be absent) and {n} (seconds). Phrases carry their article ("a dog barking", "rain"), so a template never
-adds one. Where a shape tests order or length, each ordered pair (x before y, x longer than y) is named x
+adds one; a sound a template names again `render` makes definite ("... after the dog barking"). Where a shape tests order or length, each ordered pair (x before y, x longer than y) is named x
 first in exactly half of its templates, and all the related sounds in temporal order in at most 1 / (order
 flips + 1) of them: a rule reading the order the words name the sounds in then does no better than
 recognising the sounds, in either direction (see docs/design.md).
@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import string
 
+from reasonaudio.core.phrases import definite
+
 from . import natural, paper
 
 STYLES: dict[str, dict[str, tuple[str, ...]]] = {"natural": natural.TEMPLATES, "paper": paper.TEMPLATES}
 DEFAULT_STYLE = "natural"
+PARAMETERS = frozenset({"n"})        # roles that carry a value (seconds), not a sound
 HOLDOUTS = ("seen", "held-out")      # STYLE:seen and STYLE:held-out split each shape's templates in two
 
 
@@ -56,5 +59,23 @@ def fields(template: str) -> set[str]:
 
 
 def render(template: str, words: dict[str, str]) -> str:
-    text = template.format(**words)
+    """The text `template` says over `words` (role -> phrase, or a parameter's value). A sound named again reads
+    definite ("{c} after {a}, with {b} at the same time as {a}": "..., with a bus at the same time as the
+    helicopter"), so that it reads as the one sound.
+
+    Args:
+        template: a format string over the roles (see the module's docstring).
+        words: each role's phrase, with its article, and each parameter's value.
+
+    Returns:
+        The text, its first letter capitalised.
+    """
+    named, parts = set(), []
+    for literal, role, _, _ in string.Formatter().parse(template):
+        parts.append(literal)
+        if role:
+            again = role in named and role not in PARAMETERS
+            parts.append(definite(words[role]) if again else words[role])
+            named.add(role)
+    text = "".join(parts)
     return text[:1].upper() + text[1:]

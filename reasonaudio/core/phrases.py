@@ -113,6 +113,24 @@ def default_phrase(label: str) -> str:
     return f"{article(words[0])} {text}" if _countable_singular(head) else text
 
 
+INDEFINITE = frozenset({"a", "an", "some"})
+SOMEONE = {"someone": "the person", "somebody": "the person", "something": "the thing"}
+
+
+def definite(phrase: str) -> str:
+    """The phrase naming a sound already named: 'a helicopter' -> 'the helicopter', 'someone coughing' -> 'the
+    person coughing', 'rain falling' -> 'the rain falling'. A query that names a sound twice with its indefinite
+    article ("..., and applause after a helicopter") reads as two of them."""
+    first, _, rest = phrase.partition(" ")
+    if first.lower() == "the":
+        return phrase
+    if first.lower() in INDEFINITE and rest:
+        return f"the {rest}"
+    if first.lower() in SOMEONE:
+        return f"{SOMEONE[first.lower()]} {rest}".rstrip()
+    return f"the {phrase}"
+
+
 LABELS_SEPARATOR = "|"     # a natural recording's `label` and `phrase` in sources: each of its classes, in order
 
 

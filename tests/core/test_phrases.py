@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from reasonaudio.core.phrases import (A_BEFORE_VOWEL, AN_BEFORE_CONSONANT, ESC50_PHRASES, FSD50K_PHRASES, default_phrase,
-                                phrase_for)
+                                      definite, phrase_for)
 from reasonaudio.generation.sources.synthetic import CLASSES
 from reasonaudio.generation.tasks import TASKS
 from reasonaudio.generation.templates import STYLES, fields, render
@@ -336,3 +336,44 @@ def test_the_chain_rule_catches_what_it_should():
     for right in ("{a}, then {b}, and later {c}", FIND + "with {a}, then {b}, and then {c}",
                   "{c}, with {a} earlier and {b} in between", "{b}, after {a} and before {c}"):
         assert not TWO_READINGS_CHAIN.search(right), right
+
+
+# --- a sound named twice reads as one sound ---------------------------------------------------------------------
+
+NAMED = {"a": "a helicopter", "b": "an engine running", "c": "someone coughing", "d": "a bell", "z": "a siren",
+         "z2": "a dog barking", "n": "5"}
+
+
+def repeats_indefinitely(text: str, words: dict[str, str]) -> list[str]:
+    """The phrases `text` names more than once as they are first said ("a helicopter ... after a helicopter"): a
+    reader takes the second for another sound of the kind."""
+    return [phrase for role, phrase in words.items() if role != "n"
+            and len(re.findall(rf"\b{re.escape(phrase)}\b", text, flags=re.IGNORECASE)) > 1]
+
+
+def test_a_sound_named_again_is_definite_in_every_template():
+    repeated = 0
+    for style, name, template in TEMPLATES:
+        words = {role: NAMED[role] for role in fields(template)}
+        text = render(template, words)
+        assert not repeats_indefinitely(text, words), (style, name, text)
+        for role in fields(template) - {"n"}:
+            said = len(re.findall(rf"\{{{role}\}}", template))
+            repeated += said > 1
+            assert len(re.findall(rf"\b{re.escape(definite(NAMED[role]))}\b", text)) == said - 1, (template, role)
+    assert repeated > 20       # the templates do name sounds twice, so the check is not empty
+
+
+def test_the_repeat_rule_catches_what_it_should():
+    words = {"a": "a helicopter", "b": "a bus engine", "c": "applause"}
+    template = STYLES["natural"]["overlap-before"][0]
+    assert repeats_indefinitely(template.format(**words), words) == ["a helicopter"]
+    assert render(template, words) == "A bus engine at the same time as a helicopter, and applause after the helicopter"
+
+
+@pytest.mark.parametrize("phrase, again", [
+    ("a helicopter", "the helicopter"), ("an engine running", "the engine running"), ("the ocean", "the ocean"),
+    ("footsteps", "the footsteps"), ("someone sipping a drink", "the person sipping a drink"),
+    ("something shattering", "the thing shattering"), ("rain falling", "the rain falling")])
+def test_a_phrase_named_again_takes_the_definite_article(phrase, again):
+    assert definite(phrase) == again

@@ -12,6 +12,7 @@ import soundfile
 from reasonaudio.cli import main
 from reasonaudio.generation.validate import validate
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
+from reasonaudio.versions import BENCHMARK_VERSION
 
 # the small corpus's 180 clips come in two files of whole row groups; the edits below touch the first
 QUERIES, CORPUS, SOURCES = ("queries/test-00000-of-00001.parquet", "corpus/test-00000-of-00002.parquet",
@@ -82,6 +83,14 @@ def test_quick_mode_skips_the_audio(copy):
 def test_a_shifted_event_changes_the_fingerprint(copy):
     rewrite(copy, CORPUS, shift_event)
     found(copy, "fingerprint", quick=True)
+
+
+def test_a_build_of_another_benchmark_version_is_one_finding_naming_both(copy):
+    record = copy / ".reasonaudio" / "test.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "benchmark_version": "0.9.0"}))
+    findings = validate(copy, quick=True)
+    assert len(findings) == 1 and "made at benchmark version 0.9.0" in findings[0], findings
+    assert f"checks version {BENCHMARK_VERSION}" in findings[0]
 
 
 @pytest.mark.parametrize("column, value, needle", [
