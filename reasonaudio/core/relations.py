@@ -22,6 +22,8 @@ SHORT_SECONDS = 1.5      # short(X): dur <= 1.5 s
 LONG_SECONDS = 4.0       # long(X): dur >= 4 s
 LASTS_YES = (0.25, 0.1)  # lasts(X, N): yes when |dur X - N| <= max(0.25 s, 0.1 N) ...
 LASTS_NO = (1.0, 0.4)    # ... no when |dur X - N| >= max(1 s, 0.4 N); ambiguous between
+COUNT_APART = 1.0        # times(X, N): two occurrences of X are two when >= 1 s of silence of X parts them ...
+COUNT_JOINED = 0.25      # ... and one when under 0.25 s does (or they overlap); a pause between is ambiguous
 MAX_TOLERANCE = 1.0      # the largest annotation tolerance an atom may carry (seconds)
 
 
@@ -85,9 +87,10 @@ class Atom:
         if not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
             raise ValueError(f"atom arguments must be a list of strings, got {args!r}")
         labels = RELATION_ARITY.get(relation, SIGNATURE_LABELS[relation])
-        if len(args) != SIGNATURE_LABELS[relation] or any(not _seconds(a) for a in args[labels:]):
+        if len(args) != SIGNATURE_LABELS[relation] or any(not _number(relation, a) for a in args[labels:]):
+            number = " and a whole count from 1" if relation == "times" else " and a number of seconds"
             raise ValueError(f"{relation} takes {labels} class label(s)"
-                             + (" and a number of seconds" if labels < SIGNATURE_LABELS[relation] else "")
+                             + (number if labels < SIGNATURE_LABELS[relation] else "")
                              + f", got {list(args)}")
         tolerance = data.get("tolerance", 0.0)
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance <= MAX_TOLERANCE:
@@ -116,6 +119,7 @@ def _exact(value: float) -> Fraction:
 
 
 ORDER_GAP_MS, OVERLAP_MS = _ms(ORDER_GAP), _ms(OVERLAP_SECONDS)
+COUNT_APART_MS, COUNT_JOINED_MS = _ms(COUNT_APART), _ms(COUNT_JOINED)
 SHORT_MS, LONG_MS = _ms(SHORT_SECONDS), _ms(LONG_SECONDS)
 OVERLAP_RATIO, LONGER = _exact(OVERLAP_FRACTION), _exact(LONGER_RATIO)
 
@@ -183,6 +187,47 @@ def _lasts(x: Event, seconds: str, slack: int = 0) -> Relevance:
     return _clear(error + 2 * slack <= yes, error - 2 * slack >= no)
 
 
+
+def count_range(events: Sequence[Event], slack: int = 0) -> tuple[int, int]:
+    """How many occurrences of one class `events` hold, at fewest and at most: events parted by a pause of at
+    least COUNT_APART (less 2 x `slack`, an annotation's tolerance) are separate occurrences, events closer than
+    COUNT_JOINED (or overlapping) one, a pause between may be heard either way.
+
+    Args:
+        events: the events of one class in a clip.
+        slack: milliseconds an annotated boundary may be off.
+
+    Returns:
+        (fewest, most); (0, 0) without events.
+    """
+    if not events:
+        return 0, 0
+    spans = sorted(event.span_ms for event in events)
+    fewest = most = 1
+    until = spans[0][1]
+    for onset, offset in spans[1:]:
+        pause = onset - until
+        fewest += pause - 2 * slack >= COUNT_APART_MS
+        most += pause + 2 * slack >= COUNT_JOINED_MS
+        until = max(until, offset)
+    return fewest, most
+
+
+def _times(x: Sequence[Event], count: str, slack: int = 0) -> Relevance:
+    fewest, most = count_range(x, slack)
+    return _clear(fewest == most == int(count), not fewest <= int(count) <= most)
+
+
+def _more_often(x: Sequence[Event], y: Sequence[Event], slack: int = 0) -> Relevance:
+    (x_fewest, x_most), (y_fewest, y_most) = count_range(x, slack), count_range(y, slack)
+    return _clear(x_fewest > y_most, x_most <= y_fewest)
+
+
+def _as_often(x: Sequence[Event], y: Sequence[Event], slack: int = 0) -> Relevance:
+    (x_fewest, x_most), (y_fewest, y_most) = count_range(x, slack), count_range(y, slack)
+    return _clear(x_fewest == x_most == y_fewest == y_most, x_most < y_fewest or y_most < x_fewest)
+
+
 def _every(verdicts: list[Relevance]) -> Relevance:
     """Yes when every combination of occurrences says yes, no when every one says no, else ambiguous."""
     return _clear(all(v is YES for v in verdicts), all(v is NO for v in verdicts))
@@ -202,10 +247,12 @@ def _some(verdicts: list[Relevance]) -> Relevance:
 # a crackle" was read true of a recording with a second whistle clear of the crackle).
 PAIRWISE = {"before": (_before, _every), "overlap": (_overlap, _some), "apart": (_apart, _every),
             "longer": (_longer, _every), "short": (_short, _every), "long": (_long, _every), "lasts": (_lasts, _every)}
-RELATIONS = frozenset(PAIRWISE) | {"present", "absent"}
-RELATION_ARITY = {"lasts": 1}        # labels an atom names before its number; the rest name labels only
+# Relations over all of a class's occurrences at once: how often it is heard (`count_range`).
+COUNTED = {"times": _times, "more_often": _more_often, "as_often": _as_often}
+RELATIONS = frozenset(PAIRWISE) | frozenset(COUNTED) | {"present", "absent"}
+RELATION_ARITY = {"lasts": 1, "times": 1}   # labels an atom names before its number; the rest name labels only
 SIGNATURE_LABELS = {"present": 1, "absent": 1, "before": 2, "overlap": 2, "apart": 2, "longer": 2, "short": 1, "long": 1,
-                    "lasts": 2}      # how many arguments each relation takes
+                    "lasts": 2, "times": 2, "more_often": 2, "as_often": 2}      # how many arguments each takes
 
 
 def _seconds(text: str) -> bool:
@@ -213,8 +260,16 @@ def _seconds(text: str) -> bool:
         return 0 < float(text) < float("inf")
     except ValueError:
         return False
+
+
+def _number(relation: str, text: str) -> bool:
+    """Is `text` a number the relation takes: seconds (lasts), or a whole count from 1 (times)?"""
+    return text.isdigit() and int(text) >= 1 if relation == "times" else _seconds(text)
+
+
 # Relations that hold only if every argument sounds: a clip lacking one of these labels is a clear "no".
-REQUIRES_PRESENCE = {"present", "before", "overlap", "apart", "longer", "short", "long", "lasts"}
+REQUIRES_PRESENCE = {"present", "before", "overlap", "apart", "longer", "short", "long", "lasts", "times",
+                     "more_often", "as_often"}
 
 
 def required_labels(atoms: Iterable[Atom]) -> frozenset[str]:
@@ -276,8 +331,10 @@ def verdict(atom: Atom, by_label: Mapping[str, Sequence[Event]]) -> Relevance:
     arguments = [by_label.get(label, ()) for label in atom.labels]
     if not all(arguments):
         return NO
-    relation, combine = PAIRWISE[atom.relation]
     numbers, slack = atom.args[len(atom.labels):], _ms(atom.tolerance)
+    if atom.relation in COUNTED:
+        return COUNTED[atom.relation](*arguments, *numbers, slack)
+    relation, combine = PAIRWISE[atom.relation]
     return combine([relation(*events, *numbers, slack) for events in product(*arguments)])
 
 

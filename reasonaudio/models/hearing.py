@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from itertools import product
-from typing import Sequence
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 import torch
@@ -32,8 +32,16 @@ def _logistic(margin: float, scale: float) -> float:
     return 1 / (1 + math.exp(-max(-50.0, min(50.0, margin / scale))))
 
 
-def atom_confidence(atom, events: dict, peak: dict[str, float]) -> float:
-    """How sure the detector is that `atom` holds, in [0, 1] (see the module's docstring)."""
+def atom_confidence(atom, events: dict, peak: dict[str, float], heard: Optional[Mapping] = None) -> float:
+    """How sure the detector is that `atom` holds, in [0, 1] (see the module's docstring).
+
+    Args:
+        atom: one atom of the query.
+        events: label -> a detected event of that class.
+        peak: label -> the class's peak probability.
+        heard: label -> every detected event of that class (`relations.occurrences`), which a count needs;
+            None: `events`' one each.
+    """
     labels = atom.labels
     if atom.relation == "present":
         return peak.get(labels[0], 0.0)
@@ -41,6 +49,12 @@ def atom_confidence(atom, events: dict, peak: dict[str, float]) -> float:
         return 1 - peak.get(labels[0], 0.0)
     if any(label not in events for label in labels):
         return 0.25 * min(peak.get(label, 0.0) for label in labels)
+    if atom.relation in relations.COUNTED:     # yes: the counts (midway between fewest and most) say so by one
+        heard = {label: [events[label]] for label in labels} if heard is None else heard
+        x, *y = [sum(relations.count_range(heard[label])) / 2 for label in labels]
+        margin = {"times": lambda: 0.5 - abs(x - int(atom.args[1])), "more_often": lambda: x - y[0] - 0.5,
+                  "as_often": lambda: 0.5 - abs(x - y[0])}[atom.relation]()
+        return _logistic(margin, 0.25)
     x = events[labels[0]]
     y = events[labels[1]] if len(labels) > 1 else None
     if atom.relation == "before":    # yes: x ends 0.5 s before y starts
@@ -68,7 +82,8 @@ def atom_confidence(atom, events: dict, peak: dict[str, float]) -> float:
 def judged_score(atoms, detected) -> float:
     """The verdict of the relevance function on the detected events, plus the graded part."""
     events = {event.label: event for event in detected.events}
-    confidence = sum(atom_confidence(atom, events, detected.peak) for atom in atoms) / len(atoms)
+    heard = relations.occurrences(detected.events)
+    confidence = sum(atom_confidence(atom, events, detected.peak, heard) for atom in atoms) / len(atoms)
     return LEVEL.get(relevant(atoms, detected.events), 0.0) + GRADED * confidence
 
 

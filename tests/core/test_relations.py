@@ -1,4 +1,6 @@
 """Relations and the relevance function: margins, three-valued logic, minimal-pair properties."""
+from itertools import product
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -228,3 +230,55 @@ def test_a_clip_misses_a_query_by_one_atom_only_when_exactly_one_answers_no():
     assert misses_one_atom(atoms, occurrences([sound("rain", 0.0, 1.0), sound("dog", 2.0, 4.0)]))   # order flipped
     assert not misses_one_atom(atoms, occurrences([sound("rain", 0.0, 1.0), sound("dog", 2.0, 4.0), siren]))
     assert not misses_one_atom(atoms, occurrences([sound("dog", 0.0, 1.0), sound("rain", 1.2, 4.0)]))  # ambiguous
+
+
+# --- counting: how many separate times a sound is heard ---------------------------------------------------------
+
+def test_occurrences_are_counted_by_the_pauses_between_them():
+    beeps = [ev("beep", 0, 0.5), ev("beep", 2, 2.5), ev("beep", 4, 4.5)]          # 1.5 s pauses: three
+    assert relevant([Atom("times", ("beep", "3"))], beeps) is YES
+    assert relevant([Atom("times", ("beep", "2"))], beeps) is NO
+    joined = [ev("beep", 0, 0.5), ev("beep", 0.6, 1.0)]                             # 0.1 s: one occurrence
+    assert relevant([Atom("times", ("beep", "1"))], joined) is YES
+    unclear = [ev("beep", 0, 0.5), ev("beep", 1.0, 1.5)]                            # 0.5 s: one or two
+    assert relevant([Atom("times", ("beep", "1"))], unclear) is AMBIGUOUS
+    assert relevant([Atom("times", ("beep", "2"))], unclear) is AMBIGUOUS
+    assert relevant([Atom("times", ("beep", "3"))], unclear) is NO
+    assert relevant([Atom("times", ("beep", "1"))], [ev("dog", 0, 1)]) is NO        # not heard at all
+    assert relevant([Atom("times", ("beep", "2"), 0.2)], [ev("beep", 0, 0.5), ev("beep", 1.6, 2)]) is AMBIGUOUS
+    dog, bell = beeps, [ev("bell", 6, 6.5), ev("bell", 8, 8.5)]
+    assert relevant([Atom("more_often", ("beep", "bell"))], dog + bell) is YES
+    assert relevant([Atom("more_often", ("bell", "beep"))], dog + bell) is NO
+    assert relevant([Atom("as_often", ("beep", "bell"))], dog + bell) is NO
+    assert relevant([Atom("as_often", ("beep", "bell"))], dog[:2] + bell) is YES
+    assert relevant([Atom("more_often", ("beep", "bell"))], dog[:2] + bell) is NO   # as often is not more often
+    assert relevant([Atom("as_often", ("beep", "bell"))], unclear + bell) is AMBIGUOUS
+
+
+@given(spans, st.integers(1, 4), st.sampled_from([0.0, 0.1]))
+def test_a_count_verdict_holds_on_every_reading_of_its_pauses(xs, n, t):
+    """times(X, N) is YES only when every reading of the pauses (each one heard as a break or not, within the
+    margins, each boundary anywhere within the tolerance) counts N, and NO only when none does."""
+    x = [(a / 100, (a + m) / 100) for a, m in xs]
+    found = relevant([Atom("times", ("x", str(n)), t)], [ev("x", *s) for s in x])
+    readings = set()
+    for shift in product(*([(-t, 0.0, t)] * (2 * len(x)))):
+        if all(off + shift[2 * i + 1] > on + shift[2 * i] for i, (on, off) in enumerate(x)):
+            for threshold in (0.25, 0.6, 1.0):         # a pause between the margins is heard either way
+                moved = sorted((on + shift[2 * i], off + shift[2 * i + 1]) for i, (on, off) in enumerate(x))
+                count, until = 1, moved[0][1]
+                for onset, offset in moved[1:]:
+                    count += onset - until >= threshold - 1e-9
+                    until = max(until, offset)
+                readings.add(count)
+    if found is YES:
+        assert readings == {n}
+    if found is NO:
+        assert n not in readings
+
+
+def test_a_count_is_a_whole_number_from_one():
+    for args in (["a", "0"], ["a", "2.5"], ["a", "-1"], ["a"], ["a", "b", "2"]):
+        with pytest.raises(ValueError, match="times takes"):
+            Atom.from_dict({"relation": "times", "args": args})
+    assert Atom.from_dict({"relation": "times", "args": ["a", "3"]}).labels == ("a",)

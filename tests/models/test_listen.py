@@ -180,3 +180,15 @@ def test_dual_encoder_trains_on_the_detector_and_scores_as_trained(splits, detec
     assert not any(key.startswith("text_encoder.") for key in saved) and "hearing.event_head.weight" in saved
     hearing = torch.load(detector / "detector_weights.pt", weights_only=True)
     assert torch.equal(saved["hearing.event_head.weight"], hearing["event_head.weight"])   # frozen
+
+
+def test_a_count_confidence_follows_the_detected_occurrences():
+    beeps = [Event("beep", "", t, t + 0.5, 0.0) for t in (0.0, 2.0, 4.0)]
+    heard = {"beep": beeps, "bell": [Event("bell", "", 6.0, 6.5, 0.0)]}
+    events, peak = {label: found[0] for label, found in heard.items()}, {"beep": 0.9, "bell": 0.9}
+    three, two = Atom("times", ("beep", "3")), Atom("times", ("beep", "2"))
+    assert atom_confidence(three, events, peak, heard) > 0.8 > atom_confidence(two, events, peak, heard)
+    assert atom_confidence(Atom("more_often", ("beep", "bell")), events, peak, heard) > 0.9 > 0.1 > \
+        atom_confidence(Atom("more_often", ("bell", "beep")), events, peak, heard)
+    assert atom_confidence(Atom("as_often", ("beep", "bell")), events, peak, heard) < 0.1
+    assert atom_confidence(two, events, peak) < atom_confidence(Atom("times", ("beep", "1")), events, peak)
