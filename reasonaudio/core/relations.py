@@ -23,7 +23,7 @@ LONG_SECONDS = 4.0       # long(X): dur >= 4 s
 LASTS_YES = (0.25, 0.1)  # lasts(X, N): yes when |dur X - N| <= max(0.25 s, 0.1 N) ...
 LASTS_NO = (1.0, 0.4)    # ... no when |dur X - N| >= max(1 s, 0.4 N); ambiguous between
 COUNT_APART = 1.0        # times(X, N): two occurrences of X are two when >= 1 s of silence of X parts them ...
-COUNT_JOINED = 0.25      # ... and one when under 0.25 s does (or they overlap); a pause between is ambiguous
+COUNT_JOINED = 0.4       # ... and one when under 0.4 s does, as inside one sound of the bank (its pauses are shorter)
 MAX_TOLERANCE = 1.0      # the largest annotation tolerance an atom may carry (seconds)
 
 

@@ -264,7 +264,7 @@ def test_a_count_verdict_holds_on_every_reading_of_its_pauses(xs, n, t):
     readings = set()
     for shift in product(*([(-t, 0.0, t)] * (2 * len(x)))):
         if all(off + shift[2 * i + 1] > on + shift[2 * i] for i, (on, off) in enumerate(x)):
-            for threshold in (0.25, 0.6, 1.0):         # a pause between the margins is heard either way
+            for threshold in (0.4, 0.7, 1.0):         # a pause between the margins is heard either way
                 moved = sorted((on + shift[2 * i], off + shift[2 * i + 1]) for i, (on, off) in enumerate(x))
                 count, until = 1, moved[0][1]
                 for onset, offset in moved[1:]:
