@@ -9,7 +9,7 @@
 #            full ESC-50 clone (`?fold=4&per_class=4` selects the same 200 clips). Without it the two ESC-50
 #            builds are skipped.
 #
-# Environment: BUILDS (default "esc50 readme synthetic natural"), WORKERS (rendering processes, default 2),
+# Environment: BUILDS (default "esc50 readme synthetic natural count count-synthetic"), WORKERS (rendering processes, default 2),
 # PLAN_ROUNDS (rounds of the planning-cost timing, default 3; 0 skips it), REASONAUDIO (the command, default
 # `reasonaudio` from PATH), PYTHON (default `python`). The `two-stage` baseline loads the text model
 # all-MiniLM-L6-v2 (downloaded once by sentence-transformers).
@@ -19,6 +19,8 @@
 #   readme     ESC-50 subset, test seed 0 / train seed 1         -> the per-task reference table (README)
 #   synthetic  built-in bank, test seed 4 / train seed 5         -> the validity tables of the built-in bank
 #   natural    stand-in st2 (seed 2) test / st3 (seed 3) train   -> the validity tables of the natural build
+#   count      ESC-50 subset, --tasks count, test seed 2 / train 3 -> the count task's validity tables
+#   count-synthetic  built-in bank, --tasks count, seeds 4 / 5     -> the same from the built-in bank
 # then, for each: `reasonaudio validate` on both splits, `reasonaudio baselines --certify` (every reference
 # system, written to WORKDIR/runs/BUILD; the build's certificate into its card, copied to
 # WORKDIR/certificates/BUILD.md) and `bench/validity_table.py` (WORKDIR/tables/BUILD.md). Last, the reference
@@ -26,12 +28,12 @@
 # the planning cost (CPU seconds per reference build, interleaved rounds).
 #
 # Time, on a 2-core machine (from the timings in docs/results.md): per build about 1 to 1.5 min to generate
-# each split, under 1 min to validate each, 6 to 7 min for the baselines: about 10 min a build, 40 min for all
-# four, plus about 2 min for the fingerprints and the planning cost.
+# each split, under 1 min to validate each, 6 to 7 min for the baselines: about 10 min a build, 40 min for the
+# first four; a count build (200 queries) about 4 min; plus about 2 min for the fingerprints and the planning cost.
 set -euo pipefail
 
 if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then
-    sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 if [[ $# -lt 1 || $# -gt 2 ]]; then
@@ -44,7 +46,7 @@ RA=${REASONAUDIO:-reasonaudio}
 PY=${PYTHON:-python}
 WORKERS=${WORKERS:-2}
 PLAN_ROUNDS=${PLAN_ROUNDS:-3}
-BUILDS=${BUILDS:-esc50 readme synthetic natural}
+BUILDS=${BUILDS:-esc50 readme synthetic natural count count-synthetic}
 mkdir -p "$1"
 WORKDIR=$(cd "$1" && pwd)
 ESC50=""
@@ -57,19 +59,20 @@ say() { printf '\n== %s\n' "$*"; }
 run() { printf '+ %s\n' "$*"; "$@"; }
 wants() { [[ " $BUILDS " == *" $1 "* ]]; }
 
-# generate OUT SOURCE SPLIT SEED: one split into its own folder (test and train never share a folder: one
-# folder would share recordings, which validate refuses); an existing folder is kept
+# generate OUT SOURCE SPLIT SEED [OPTION ...]: one split into its own folder (test and train never share a folder:
+# one folder would share recordings, which validate refuses); an existing folder is kept
 generate() {
     local out=$1 source=$2 split=$3 seed=$4
+    shift 4
     if [[ -e "$out" ]]; then
         echo "$WORKDIR/$out exists: kept (delete it to build it again)"
         return 0
     fi
     if [[ -n "$source" ]]; then
         run "$RA" generate --source "$source" --split "$split" --seed "$seed" --out "$out" \
-            --sample-rate 16000 --workers "$WORKERS"
+            --sample-rate 16000 --workers "$WORKERS" "$@"
     else
-        run "$RA" generate --split "$split" --seed "$seed" --out "$out" --sample-rate 16000 --workers "$WORKERS"
+        run "$RA" generate --split "$split" --seed "$seed" --out "$out" --sample-rate 16000 --workers "$WORKERS" "$@"
     fi
 }
 
@@ -97,15 +100,19 @@ say "$("$RA" --version) in $WORKDIR; builds: $BUILDS"
 
 if [[ -n "$ESC50" ]]; then
     ln -sfn "$ESC50" ESC-50          # sources are written relative to WORKDIR, as the reference builds' are
-    # esc50_build NAME TEST_SEED TRAIN_SEED: the subset's test split, its train split in a folder of its own, scored
+    # esc50_build NAME TEST_SEED TRAIN_SEED [OPTION ...]: the subset's test split, its train split in a folder of
+    # its own, scored
     esc50_build() {
-        say "ESC-50 subset, test seed $2 / train seed $3 ($1)"
-        generate "$1" "esc50:ESC-50?fold=4&per_class=4" test "$2"
-        generate "$1-train" "esc50:ESC-50?fold=4&per_class=4&as_split=train" train "$3"
-        score "$1"
+        local name=$1 test_seed=$2 train_seed=$3
+        shift 3
+        say "ESC-50 subset, test seed $test_seed / train seed $train_seed ($name)"
+        generate "$name" "esc50:ESC-50?fold=4&per_class=4" test "$test_seed" "$@"
+        generate "$name-train" "esc50:ESC-50?fold=4&per_class=4&as_split=train" train "$train_seed" "$@"
+        score "$name"
     }
     if wants esc50; then esc50_build esc50 2 3; fi
     if wants readme; then esc50_build esc50-readme 0 1; fi      # README's reference table
+    if wants count; then esc50_build count 2 3 --tasks count; fi
 else
     say "no ESC50_DIR: the ESC-50 builds are skipped"
 fi
@@ -115,6 +122,13 @@ if wants synthetic; then
     generate syn "" test 4
     generate syn-train "" train 5
     score syn
+fi
+
+if wants count-synthetic; then
+    say "built-in bank, the count task, test seed 4 / train seed 5"
+    generate count-syn "" test 4 --tasks count
+    generate count-syn-train "" train 5 --tasks count
+    score count-syn
 fi
 
 if wants natural; then

@@ -42,7 +42,9 @@ def _generate_parser(sub) -> None:
     p.add_argument("--clip-seconds", type=float, default=d.clip_seconds, help="(default: %(default)s)")
     p.add_argument("--sample-rate", type=int, default=d.sample_rate, help="(default: %(default)s)")
     p.add_argument("--seed", type=int, default=d.seed, help="(default: %(default)s)")
-    p.add_argument("--tasks", nargs="+", default=list(d.tasks), choices=list(TASKS), help="(default: all five)")
+    p.add_argument("--tasks", nargs="+", default=list(d.tasks), choices=list(TASKS),
+                   help="the paper's five by default; count (how many separate times a sound is heard) is opt-in: "
+                        "--tasks count, or added to the five (default: %(default)s)")
     p.add_argument("--events-per-clip", type=count_range, default=d.events_per_clip, metavar="MIN-MAX",
                    help="sounds per clip, drawn per query among the counts its shape fits and equal within its "
                         "candidates; a shape that fits none is left out (overlap-before needs 5; docs/design.md "

@@ -14,7 +14,7 @@ from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
 from .profiles import PROFILES
 from .sources import SPLITS
 from .sources.strong_labels import NATURAL_KIND
-from .tasks import EVENTS_PER_CLIP, TASKS
+from .tasks import DEFAULT_TASKS, EVENTS_PER_CLIP, TASKS
 from .templates import DEFAULT_STYLE, STYLES, known_style
 
 LOCAL, RAY = "local", "ray"   # where the corpus files are rendered: here, or on a Ray cluster (generation/executor.py)
@@ -52,7 +52,7 @@ class GenerateConfig:
     clip_seconds: float = 10.0
     sample_rate: int = 44100
     seed: int = 0
-    tasks: tuple[str, ...] = tuple(TASKS)
+    tasks: tuple[str, ...] = DEFAULT_TASKS
     events_per_clip: tuple[int, int] = EVENTS_PER_CLIP   # sounds per clip, drawn per group (equal within one)
     depth: tuple[int, int] = ALL_DEPTHS                  # atoms per query: shapes outside are left out
     text_style: str = DEFAULT_STYLE
@@ -124,6 +124,9 @@ class GenerateConfig:
         if natural and [c.name for c in getattr(self, "conditions", [])] not in ([CLEAN], []):
             problems.append("a natural build (a strong-label source) takes --acoustics clean only: its recordings "
                             "are published as recorded")
+        problems += [f"task {task!r} is not built from natural recordings: their annotations do not say whether a "
+                     "sound's repeats are occurrences a listener counts apart (build it from a bank of sounds)"
+                     for task in self.tasks if natural and task in TASKS and TASKS[task].repeats]
         if problems:
             raise ValueError("; ".join(problems))
 

@@ -31,8 +31,8 @@ class BuildKind:
         name: "planned" or "natural".
         recordings_published: each recording's audio is published as recorded (in `sources`): its content is part
             of the fingerprint, and a copy of it under another path is the same recording.
-        one_occurrence_per_class: a clip holds each class at most once (a planned scene); a recording holds a
-            class as often as it is heard.
+        one_occurrence_per_class: a clip holds each class at most once (a planned scene), but in a task that
+            counts (`Task.repeats`); a recording holds a class as often as it is heard.
         own_annotations: the annotations are the build's own, so `validate` hears that the sounds it states
             together are heard together; a natural build's are the source's, taken as given.
     """

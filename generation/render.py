@@ -85,6 +85,25 @@ def heard_together(bank, x: Event, y: Event) -> float:
     return float(longest * FRAME_SECONDS)
 
 
+def heard_apart(bank, events) -> float:
+    """The shortest pause (seconds) between two neighbouring occurrences of one class as heard: its events
+    rendered alone, each 10 ms frame heard when within TRIM_DB of the loudest, a pause from the last heard frame
+    of one occurrence to the first of the next; inf for one occurrence. What a listener counts apart."""
+    events = sorted(events, key=lambda e: e.onset)
+    if len(events) < 2:
+        return float("inf")
+    frame = int(FRAME_SECONDS * bank.sample_rate)
+    rms = frame_rms(render(tuple(events), bank, float(events[-1].offset) + 0.01), frame)
+    heard = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
+
+    def frames(event):
+        return heard[(heard >= int(event.onset / FRAME_SECONDS)) & (heard <= int(event.offset / FRAME_SECONDS))]
+
+    spans = [frames(event) for event in events]
+    return min(float((later[0] - earlier[-1] - 1) * FRAME_SECONDS) if len(earlier) and len(later) else float("inf")
+               for earlier, later in zip(spans, spans[1:]))
+
+
 @contextmanager
 def _scratch_file():
     """A descriptor of a private file (exclusive create, mode 0600, in memory-backed /dev/shm where there

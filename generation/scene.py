@@ -89,6 +89,25 @@ class Scene:
             return replace(slot, label=other.label, source_id=other.source_id, continuous=other.continuous)
         return self._map(trade)
 
+    def with_sound_of(self, role: str, other: str) -> "Scene":
+        """The slot `role` plays the sound of the slot `other` (an occurrence of it more, of its own one fewer):
+        place, length and gain kept."""
+        sound = self.slot(other)
+        return self._map(lambda slot: replace(slot, label=sound.label, source_id=sound.source_id,
+                                              continuous=sound.continuous) if slot.role == role else slot)
+
+    def trade_sounds(self, first: str, second: str) -> "Scene":
+        """Every slot playing `first`'s sound plays `second`'s, and the other way round (all their occurrences
+        trade: a count compared flips); each place keeps its time, length and gain."""
+        one, other = self.slot(first), self.slot(second)
+        sounds = {(one.label, one.source_id): other, (other.label, other.source_id): one}
+
+        def trade(slot: Slot) -> Slot:
+            new = sounds.get((slot.label, slot.source_id))
+            return slot if new is None else replace(slot, label=new.label, source_id=new.source_id,
+                                                    continuous=new.continuous)
+        return self._map(trade)
+
     def with_sound(self, role: str, sound, seconds: Optional[float] = None) -> "Scene":
         """`sound` (an AtomicSound that fits) in the slot `role`: place and gain kept, and length (or `seconds`)."""
         return self._map(lambda slot: replace(slot, label=sound.label, source_id=sound.source_id,

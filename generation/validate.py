@@ -28,8 +28,8 @@ from reasonaudio_dataset.certificate import certificate_findings
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, check_data_file, data_file
 from reasonaudio.core.phrases import LABELS_SEPARATOR, last_phrases
 from reasonaudio.core.records import SOURCE_FIELDS, caption, constraint_atoms, fingerprint
-from reasonaudio.core.relations import (NO, OVERLAP_SECONDS, YES, Event, depth, judge_queries, mentioned,
-                                        occurrences, relevant, verdict)
+from reasonaudio.core.relations import (COUNT_APART, COUNTED, NO, OVERLAP_SECONDS, YES, Event, depth, judge_queries,
+                                        mentioned, occurrences, relevant, verdict)
 from reasonaudio.versions import BENCHMARK_VERSION, __version__
 
 from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
@@ -40,7 +40,7 @@ from .layout import CARD, survey
 from .config import LIMITS, corpus_configs
 from .kinds import build_kind
 from .pipeline import recording_digest, unchanged
-from .render import RECORDING, decode_pcm16, heard_together, render
+from .render import RECORDING, decode_pcm16, heard_apart, heard_together, render
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
 from .writer import read_stamp
@@ -329,6 +329,13 @@ def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrase
     return findings
 
 
+def _repeating_clips(queries: Table) -> set[str]:
+    """The candidates of queries whose task plays a sound more than once (`Task.repeats`: a count's occurrences);
+    a planned clip of any other task holds each class once."""
+    return {clip_id for query in queries if query.get("task") in TASKS and TASKS[query["task"]].repeats
+            for clip_id in (query.get("candidates") or ()) if isinstance(clip_id, str)}
+
+
 def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: int, progress: bool) -> list[str]:
     findings = _file_findings(out, record)
     tables, unreadable = _tables(out, split, record)
@@ -350,12 +357,12 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     findings += _sources_findings(record, sources)
     kind = build_kind(params["source"])
     phrases = last_phrases((s["label"], s["phrase"]) for s in sources)
-    clips = {}
+    clips, repeating = {}, _repeating_clips(queries)
     for clip in corpus:
         try:
             clip["timeline"] = tuple(Event(**e) for e in clip["events"])
             twice = [label for label, found in occurrences(clip["timeline"]).items() if len(found) > 1]
-            if twice and kind.one_occurrence_per_class:
+            if twice and kind.one_occurrence_per_class and clip["clip_id"] not in repeating:
                 raise ValueError(f"class {twice[0]!r} occurs twice in one clip")
         except (TypeError, ValueError) as error:
             findings.append(f"{clip['_at']} ({clip['clip_id']}): broken events ({error})")
@@ -553,23 +560,39 @@ def _row_group_findings(job: tuple) -> list[str]:
     return findings
 
 
-def _overlap_findings(bank: SoundBank, positives: dict) -> list[str]:
-    """Every overlap a positive's text states is heard: both sounds audible together, at levels within
-    LEVEL_GAP_DB of each other, for the margin at a stretch (`render.heard_together`)."""
+def _heard_findings(bank: SoundBank, positives: dict) -> list[str]:
+    """What each positive's text states is what a listener hears (`_unheard_overlaps`, `_uncounted_pauses`)."""
     findings = []
     for query_id, (atoms, events) in positives.items():
-        by_label = {e.label: e for e in events}
-        for atom in atoms:
-            if atom.relation == "overlap" and all(label in by_label for label in atom.args):
-                try:
-                    together = heard_together(bank, *(by_label[label] for label in atom.args))
-                except KeyError as error:       # an event names a sound missing from sources: reported per clip
-                    findings.append(f"{query_id}: its positive names a sound missing from sources ({error})")
-                    continue
-                if together < OVERLAP_SECONDS:
-                    findings.append(f"{query_id}: in its positive, {' and '.join(atom.args)} are heard together "
-                                    f"for {together:.2f} s at most at a stretch (< {OVERLAP_SECONDS} s)")
+        try:
+            findings += [f"{query_id}: in its positive, {problem}" for check in (_unheard_overlaps, _uncounted_pauses)
+                         for problem in check(bank, atoms, events)]
+        except KeyError as error:       # an event names a sound missing from sources: reported per clip
+            findings.append(f"{query_id}: its positive names a sound missing from sources ({error})")
     return findings
+
+
+def _unheard_overlaps(bank: SoundBank, atoms, events) -> list[str]:
+    """Every overlap stated is heard: both sounds audible together, at levels within LEVEL_GAP_DB of each other,
+    for the margin at a stretch (`render.heard_together`)."""
+    by_label, problems = {e.label: e for e in events}, []
+    for atom in atoms:
+        if atom.relation == "overlap" and all(label in by_label for label in atom.args):
+            together = heard_together(bank, *(by_label[label] for label in atom.args))
+            if together < OVERLAP_SECONDS:
+                problems.append(f"{' and '.join(atom.args)} are heard together for {together:.2f} s at most at a "
+                                f"stretch (< {OVERLAP_SECONDS} s)")
+    return problems
+
+
+def _uncounted_pauses(bank: SoundBank, atoms, events) -> list[str]:
+    """Every occurrence counted is heard apart from the next: the sound inaudible for at least COUNT_APART
+    between them (`render.heard_apart`)."""
+    by_label = occurrences(events)
+    counted = sorted({label for atom in atoms if atom.relation in COUNTED for label in atom.labels})
+    pauses = {label: heard_apart(bank, by_label.get(label, ())) for label in counted}
+    return [f"two occurrences of {label} are heard {pause:.2f} s apart (< {COUNT_APART} s): they may be heard as one"
+            for label, pause in pauses.items() if pause < COUNT_APART]
 
 
 def _audio_findings(out: Path, record: dict, params: dict, workers: int, progress: bool, positives: dict,
@@ -578,7 +601,7 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
     if bank is None:
         return findings
     if build_kind(params["source"]).own_annotations:
-        findings += _overlap_findings(bank, positives)
+        findings += _heard_findings(bank, positives)
     configs = groups[0] or {"corpus": None}
     jobs, clips = [], []     # a job per row group, and its clips (a file's last group is short)
     for relative in (f for f in record["files"] if f.split("/")[0] in configs):

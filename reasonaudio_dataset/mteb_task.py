@@ -140,8 +140,9 @@ def reasonaudio_task(path: str, revision: str = "main", split: str = "test", mod
     class Task(ReasonAudioRetrieval):
         metadata = TaskMetadata(
             name=f"ReasonAudioT2A{mode.capitalize()}Retrieval.{identity[:16]}",
-            description="Reasoning-intensive text-to-audio retrieval: negation, order, overlap, duration and "
-                        f"their mix, over synthesized clips with exact qrels ({mode} protocol).",
+            description="Reasoning-intensive text-to-audio retrieval: negation, order, overlap, duration, "
+                        f"their mix and, where built, counting, over synthesized clips with exact qrels ({mode} "
+                        "protocol).",
             reference="https://arxiv.org/abs/2605.03361",
             dataset={"path": path, "revision": revision if not Path(path).is_dir() else f"content-{identity[:16]}"},
             type="Any2AnyRetrieval",

@@ -99,7 +99,7 @@ def _layout(shape: Shape, events: int, parameters: tuple, clip_seconds: float) -
     for blocks in range(fillers, (fillers + 1) // 2 - 1, -1):     # each filler block hosts at most one more
         hosts = len(core) + blocks
         free = free_core + blocks
-        left = clip_seconds - MARGIN - sum(fixed) - (hosts - 1) * GAP_SECONDS[1]
+        left = clip_seconds - MARGIN - sum(fixed) - (hosts - 1) * (shape.gap_seconds or GAP_SECONDS)[1]
         if free == 0 and left >= 0:
             return Layout(events, blocks, fillers - blocks, 0.0)
         if free and left / free >= ROOM_PER_BLOCK:
@@ -484,7 +484,8 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
         at = int(rng.integers(len(blocks) + 1)) if shape.fillers_between else len(blocks) * int(rng.integers(2))
         blocks.insert(at, Block(slot(host), inner and slot(inner), float(rng.uniform())))
     named = frozenset(sounds[role].label for role in shape.relates)
-    return Scene(tuple(blocks), round(float(rng.uniform(*GAP_SECONDS)), 3), float(rng.uniform()), named)
+    return Scene(tuple(blocks), round(float(rng.uniform(*(shape.gap_seconds or GAP_SECONDS))), 3), float(rng.uniform()),
+                 named)
 
 
 @dataclass
@@ -642,8 +643,10 @@ class _GroupDraw:
         return extra
 
     def base(self, sounds: dict) -> Scene:
-        """A member's base scene holding `sounds` (role -> AtomicSound)."""
-        return _scene(self.shape, self.layout, sounds, self.shape.lengths(self.rng, self.parameters), self.picker)
+        """A member's base scene holding `sounds` (role -> AtomicSound), each place playing the sound it copies."""
+        copies = {place: sounds[role] for place, role in self.shape.copies(self.parameters).items()}
+        return _scene(self.shape, self.layout, {**sounds, **copies}, self.shape.lengths(self.rng, self.parameters),
+                      self.picker)
 
     def flips(self, scene: Scene, absent: dict) -> list[Scene]:
         """The scene's minimal pairs, one per tested atom (`Shape.flips`); raises `_Failed` where one cannot be

@@ -61,6 +61,8 @@ class Shape:
     relates: tuple[str, ...] = ("a",)        # the sounds the query names, roles in the order of `atoms`
     absent = 0                               # how many sounds must be absent: roles z, z2
     partners: tuple[str, ...] = ()           # unmentioned sounds the construction needs (e.g. an overlap's receiver)
+    places: tuple[str, ...] = ()             # blocks that repeat another role's sound (`copies`: a count's occurrences)
+    gap_seconds: Optional[tuple[float, float]] = None   # the silence between neighbouring blocks; None: the planner's
     needs: dict[str, Need] = {}              # roles' needs; unlisted roles: ANY
     fillers_between = True                   # unmentioned blocks may stand between the core blocks
     mirror_of = ""                           # a mirror (see overlap.Apart) is reported as the shape it mirrors
@@ -74,6 +76,10 @@ class Shape:
 
     def parameters(self, rng, clip_seconds: float, events: tuple[int, int]) -> dict[str, str]:
         """What the query states beyond its sounds (lasts' seconds); drawn once per group."""
+        return {}
+
+    def copies(self, parameters: dict) -> dict[str, str]:
+        """place -> the role whose sound it plays again (`places`); every place has one."""
         return {}
 
     def lengths(self, rng, parameters: dict) -> dict[str, float]:
@@ -143,7 +149,7 @@ class Shape:
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return self.relates + self.partners
+        return self.relates + self.partners + self.places
 
     @property
     def absent_roles(self) -> tuple[str, ...]:
@@ -193,9 +199,18 @@ class Shape:
 
 @dataclass(frozen=True)
 class Task:
+    """A reasoning ability: its name, a line saying what it tests, its shapes; `opt_in`: built only when asked
+    for (`--tasks`), not by default (the default build is the paper's five)."""
+
     name: str
     description: str
     shapes: tuple[Shape, ...]
+    opt_in: bool = False
+
+    @property
+    def repeats(self) -> bool:
+        """Whether a clip of this task plays a sound more than once (a count's occurrences)."""
+        return any(shape.places for shape in self.shapes)
 
     def shapes_within(self, depths: tuple[int, int]) -> tuple[Shape, ...]:
         return tuple(s for s in self.shapes if depths[0] <= s.depth <= depths[1])

@@ -2,7 +2,7 @@
 
 A style maps every query shape (see generation/tasks) to plain format strings over the shape's roles:
 {a} {b} {c} (the sounds it relates, in temporal order where order is tested), {z} {z2} (sounds that must
-be absent) and {n} (seconds). Phrases carry their article ("a dog barking", "rain"), so a template never
+be absent) and {n} (seconds; a count, said as a person says it with {n:times}). Phrases carry their article ("a dog barking", "rain"), so a template never
 adds one; a sound a template names again `render` makes definite ("... after the dog barking"). Where a shape tests order or length, each ordered pair (x before y, x longer than y) is named x
 first in exactly half of its templates, and all the related sounds in temporal order in at most 1 / (order
 flips + 1) of them: a rule reading the order the words name the sounds in then does no better than
@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import string
 
-from reasonaudio.core.phrases import definite
+from reasonaudio.core.phrases import definite, times_phrase
 
 from . import natural, paper
 
 STYLES: dict[str, dict[str, tuple[str, ...]]] = {"natural": natural.TEMPLATES, "paper": paper.TEMPLATES}
 DEFAULT_STYLE = "natural"
-PARAMETERS = frozenset({"n"})        # roles that carry a value (seconds), not a sound
+PARAMETERS = frozenset({"n"})        # roles that carry a value (seconds, a count), not a sound
+SPOKEN = {"times": times_phrase}     # {n:times}: a count as said ("twice", "three separate times")
 HOLDOUTS = ("seen", "held-out")      # STYLE:seen and STYLE:held-out split each shape's templates in two
 
 
@@ -71,11 +72,11 @@ def render(template: str, words: dict[str, str]) -> str:
         The text, its first letter capitalised.
     """
     named, parts = set(), []
-    for literal, role, _, _ in string.Formatter().parse(template):
+    for literal, role, spoken, _ in string.Formatter().parse(template):
         parts.append(literal)
         if role:
             again = role in named and role not in PARAMETERS
-            parts.append(definite(words[role]) if again else words[role])
+            parts.append(SPOKEN[spoken](words[role]) if spoken else definite(words[role]) if again else words[role])
             named.add(role)
     text = "".join(parts)
     return text[:1].upper() + text[1:]

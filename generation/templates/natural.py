@@ -191,6 +191,18 @@ TEMPLATES = {
         "{a} after {b}, {d} at a separate time from {c}, {c} after {b}, and {a} lasting roughly {n} seconds",
         "{a} for about {n} seconds, {d} at a different time from {c}, {a} after {b}, and {c} also after {b}",
     ),
+    # count (opt-in): a count as said ("once", "twice", "three separate times"); "more often" named each way in half
+    "times": (
+        "{a}, heard {n:times}",
+        "{a} sounding {n:times}",
+        "{a} {n:times} in the clip",
+    ),
+    "more-often": (
+        "{a} heard more often than {b}",
+        "{b} heard less often than {a}",
+        "{a} sounding more times than {b}",
+        "{b}, with {a} heard more often",
+    ),
     "after-apart-absent": (
         "{b} before {a}, and {c} at a different time from {b}, and no sign of {z} anywhere in the clip",
         "no trace of {z} anywhere, but {a} after {b}, and {c} at a separate time from {b}",

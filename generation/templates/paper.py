@@ -175,6 +175,18 @@ TEMPLATES = _requests({
         "with {a} lasting for about {n} seconds, {d} at a different time from {c}, {a} after {b}, "
         "and {c} also after {b}",
     ),
+    # count (opt-in)
+    "times": (
+        "with {a} heard {n:times}",
+        "that contains {a} {n:times}",
+        "with {a} sounding {n:times}",
+    ),
+    "more-often": (
+        "with {a} heard more often than {b}",
+        "with {b} heard fewer times than {a}",
+        "that contains {a} more often than {b}",
+        "with {b}, and {a} heard more often",
+    ),
     "after-apart-absent": (
         "with {b} before {a}, and {c} at a different time from {b}, and no trace of {z} anywhere in the clip",
         "without {z}, with {a} after {b}, and {c} at a separate time from {b}",

@@ -131,6 +131,17 @@ def definite(phrase: str) -> str:
     return f"the {phrase}"
 
 
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def times_phrase(count: str) -> str:
+    """How often, as a person says it: '1' -> 'once', '2' -> 'twice', '3' -> 'three separate times'."""
+    n = int(count)
+    if n in (1, 2):
+        return ("once", "twice")[n - 1]
+    return f"{NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else n} separate times"
+
+
 LABELS_SEPARATOR = "|"     # a natural recording's `label` and `phrase` in sources: each of its classes, in order
 
 

@@ -87,7 +87,7 @@ def test_order_templates_agree_with_time_on_half_the_pairs():
             assert np.mean(agree) == 0.5, (style, name)
 
 
-DIRECTED = ("before", "longer")        # relations whose two sounds play different parts: x earlier, x longer
+DIRECTED = ("before", "longer", "more_often")   # relations whose two sounds play different parts: x earlier, longer
 
 
 def unbalanced_directions(templates, atoms) -> list[str]:
@@ -150,6 +150,8 @@ RELATION_WORDS = {
     "apart": r"different times?|another time|separate times?",
     "longer": r"longer|shorter",
     "lasts": r"\{n\} seconds",
+    "times": r"\{n:times\}",
+    "more_often": r"more often|less often|more times|fewer times",
     "absent": r"without|no sign of|no trace of|\bnot\b|neither|\bnor\b",
 }
 # "followed by" / "preceded by" read as "immediately": an unmentioned sound may come in between (it does in most

@@ -1,0 +1,135 @@
+"""The opt-in count task: occurrences a listener counts apart, hard negatives one occurrence off (or the comparison
+flipped), counts that give nothing away without the number asked, and builds that validate."""
+import json
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from reasonaudio.cli import main
+from reasonaudio.core.relations import COUNT_APART, COUNT_JOINED, NO, YES, Event, count_range, occurrences, relevant
+from reasonaudio import GenerateConfig
+from reasonaudio.generation.bank import MAX_SILENCE_SECONDS, build_bank
+from reasonaudio.generation.render import heard_apart
+from reasonaudio.generation.tasks import DEFAULT_TASKS, TASKS, Planning, plan_group
+from reasonaudio.generation.templates import render, templates
+from reasonaudio.generation.validate import validate
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return build_bank("synthetic:?variants=12", split=None, count=240, sample_rate=16000, progress=False)
+
+
+def count_plans(bank, count=60):
+    planning = Planning(bank.by_label(), 10, 10.0)
+    return [plan_group(TASKS["count"], f"q{i}", planning, np.random.default_rng([11, i])) for i in range(count)]
+
+
+def test_count_is_opt_in_and_the_default_build_is_the_papers_five():
+    assert "count" in TASKS and "count" not in DEFAULT_TASKS
+    assert GenerateConfig().tasks == ("negation", "order", "overlap", "duration", "mix")
+
+
+def test_two_events_closer_than_a_sounds_own_pauses_are_one_occurrence():
+    """The bank keeps no pause of MAX_SILENCE_SECONDS inside a sound; counting joins what is closer, so one
+    recording is never counted twice and a count never splits what the bank calls one sound."""
+    assert COUNT_JOINED == MAX_SILENCE_SECONDS < COUNT_APART
+
+
+def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_off(bank):
+    shapes, counts = Counter(), Counter()
+    for plan in count_plans(bank):
+        clips = {c.clip_id: c.events for c in plan.candidates}
+        assert relevant(plan.atoms, clips[plan.positive]) is YES
+        assert all(relevant(plan.atoms, events) is NO for cid, events in clips.items() if cid != plan.positive)
+        (atom,) = plan.atoms
+        shapes[plan.shape] += 1
+        positive = occurrences(clips[plan.positive])
+        for clip_id in plan.hard_negatives:
+            negative = occurrences(clips[clip_id])
+            assert sorted(negative) == sorted(positive)                     # the same sounds
+            if atom.relation == "times":
+                (label, n) = atom.args
+                assert abs(count_range(negative[label])[0] - int(n)) == 1   # one occurrence more or fewer
+                counts[int(n), count_range(negative[label])[0]] += 1
+            else:
+                x, y = atom.labels                                          # the comparison flipped
+                assert count_range(negative[x]) == count_range(positive[y])
+        for events in clips.values():           # every occurrence counted apart from the next, or one
+            for found in occurrences(events).values():
+                fewest, most = count_range(found)
+                assert fewest == most == len(found)
+    assert set(shapes) == {"times", "more-often"}
+    assert {n for n, _ in counts} == {1, 2, 3}
+
+
+def test_a_count_pair_is_the_positives_either_way_alike():
+    """A rule that counts the named sound but not the number asked: the pair (k, k + 1) is (N = k, a hard negative
+    with one more) as often as (N = k + 1, one fewer), so the two counts say nothing of which is wanted."""
+    more, fewer = TASKS["count"].shapes[:2]
+    rng = np.random.default_rng(0)
+    drawn = Counter()
+    for _ in range(4000):
+        shape = (more, fewer)[rng.integers(2)]
+        n = int(shape.parameters(rng, 10.0, (2, 5))["n"])
+        drawn[tuple(sorted((n, n + 1 if shape.more else n - 1))), n] += 1
+    for pair in ((1, 2), (2, 3)):
+        low, high = drawn[pair, pair[0]], drawn[pair, pair[1]]
+        assert abs(low - high) < 4 * np.sqrt(low + high), (pair, low, high)
+
+
+def test_every_count_text_says_how_often():
+    words = {"a": "a struck bell", "b": "a low drum hit"}
+    said = {n: render(templates("natural", "times")[0], {**words, "n": n}) for n in "1234"}
+    assert said == {"1": "A struck bell, heard once", "2": "A struck bell, heard twice",
+                    "3": "A struck bell, heard three separate times", "4": "A struck bell, heard four separate times"}
+    for style in ("natural", "paper"):
+        for template in templates(style, "more-often"):
+            assert any(w in render(template, words) for w in ("more often", "less often", "more times", "fewer times"))
+
+
+def test_occurrences_are_heard_apart_on_the_rendered_audio(bank):
+    beep = next(s for s in bank.by_label()["bell_strike"] if s.seconds >= 0.6)
+
+    def at(*onsets):
+        return [Event("bell_strike", beep.source_id, t, round(t + 0.5, 3), 0.0) for t in onsets]
+
+    assert heard_apart(bank, at(0.5)) == float("inf")
+    assert COUNT_APART <= heard_apart(bank, at(0.5, 2.2, 4.0)) <= 1.21
+    assert heard_apart(bank, at(0.5, 1.3)) < COUNT_APART
+
+
+def test_a_count_build_validates_and_its_oracle_is_perfect(tmp_path, capsys):
+    out = tmp_path / "count"
+    assert main(["generate", "--source", "synthetic:", "--tasks", "count", "--queries-per-task", "12",
+                 "--candidates", "6", "--atomic-sounds", "120", "--sample-rate", "16000", "--out", str(out),
+                 "--quiet"]) == 0
+    assert validate(out) == []
+    assert main(["evaluate", "--data", str(out), "--model", "oracle", "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    assert "count" in capsys.readouterr().out
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert results["metrics"]["count"]["accuracy"] == 1.0
+
+    queries = pq.read_table(next((out / "queries").glob("*.parquet"))).to_pylist()
+    positive = next(q["positive"] for q in queries if json.loads(q["constraint"])["all"][0]["relation"] == "times"
+                    and json.loads(q["constraint"])["all"][0]["args"][1] != "1")
+    for path in sorted((out / "corpus").glob("*.parquet")):
+        table = pq.read_table(path)
+        rows = table.to_pylist()
+        for row in rows:
+            if row["clip_id"] == positive:      # the second occurrence moved to 0.6 s after the first
+                label = next(e["label"] for e in row["events"]
+                             if sum(o["label"] == e["label"] for o in row["events"]) > 1)
+                first, second = [e for e in row["events"] if e["label"] == label][:2]
+                second["onset"], second["offset"] = first["offset"] + 0.6, first["offset"] + 0.9
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, row_group_size=AUDIO_ROWS_PER_GROUP)
+    assert any(f"occurrences of {label} are heard 0." in finding for finding in validate(out)), label
+
+
+def test_a_natural_build_refuses_the_count_task_saying_why():
+    with pytest.raises(ValueError, match="task 'count' is not built from natural recordings"):
+        GenerateConfig(source="strong:st?labels=a.tsv", tasks=("count",))
