@@ -30,6 +30,9 @@ class _Counted(Shape):
     places = PLACES
     gap_seconds = COUNT_GAP
     fillers_between = True
+    parameters_per_query = True     # a count drawn anew on each failed attempt would be kept as often as its text
+                                    # is free: a count the other split names more often (2, in both variants of
+                                    # `times`) would be the positive's less often, and the count alone would tell
 
     @property
     def needs(self):

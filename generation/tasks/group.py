@@ -349,10 +349,21 @@ class _Query:
     planning: Planning
     picker: "SoundPicker"
     dealer: Dealer
+    kept: dict = field(default_factory=dict)      # shape -> its parameters, where drawn once a query
 
     @property
     def rng(self) -> np.random.Generator:
         return self.picker.rng
+
+    def parameters(self, shape: Shape) -> dict[str, str]:
+        """`shape`'s parameters for an attempt: drawn anew, or once a query where the shape says so
+        (`Shape.parameters_per_query`)."""
+        if shape.parameters_per_query and shape in self.kept:
+            return self.kept[shape]
+        drawn = shape.parameters(self.rng, self.planning.clip_seconds, self.planning.events)
+        if shape.parameters_per_query:
+            self.kept[shape] = drawn
+        return drawn
 
 
 class _Failed(Exception):
@@ -523,7 +534,7 @@ class _GroupDraw:
         """Draws the group's parameters, events per clip and members' sizes."""
         planning, rng = query.planning, query.rng
         self.query, self.shape, self.rng, self.picker = query, shape, rng, query.picker
-        self.parameters = shape.parameters(rng, planning.clip_seconds, planning.events)
+        self.parameters = query.parameters(shape)
         counts = _event_counts(shape, rng, planning.events, planning.clip_seconds, len(planning.by_label),
                                self.parameters)
         if not counts:

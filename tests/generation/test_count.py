@@ -133,3 +133,21 @@ def test_a_count_build_validates_and_its_oracle_is_perfect(tmp_path, capsys):
 def test_a_natural_build_refuses_the_count_task_saying_why():
     with pytest.raises(ValueError, match="task 'count' is not built from natural recordings"):
         GenerateConfig(source="strong:st?labels=a.tsv", tasks=("count",))
+
+
+def test_a_count_is_kept_through_its_querys_attempts_so_taken_texts_do_not_bias_it(bank):
+    """A text another split has is drawn again. Were the count drawn again with it, the count whose texts that split
+    names most (2, in both variants) would lose its share, and "the count is not 2" would find the positive."""
+    by_label = bank.by_label()
+    times = TASKS["count"].shapes[:2]
+    counted = sorted(label for label, sounds in by_label.items() if any(s.kind == "discrete" and s.seconds >= 0.6
+                                                                          for s in sounds))
+    taken = frozenset(render(t, {"a": by_label[label][0].phrase, "n": "2"}) for label in counted[:len(counted) * 2 // 3]
+                      for t in templates("natural", "times"))
+    planning = Planning(by_label, 10, 10.0, forbidden_texts=taken, shapes=times)
+    ends = Counter()
+    for i in range(160):
+        plan = plan_group(TASKS["count"], f"q{i}", planning, np.random.default_rng([13, i]))
+        (atom,) = plan.atoms
+        ends[int(atom.args[1]) == 2] += 1
+    assert abs(ends[True] - ends[False]) < 4 * np.sqrt(160), ends       # 2 is the positive's count half the time
