@@ -8,10 +8,12 @@ events says nothing; a hard negative gives one block of the partner to the named
 sound's to the partner (`times`), or trades the two compared sounds everywhere (`more-often`). Every version
 then keeps the positive's timeline, and only which sound plays one block changes.
 
-`times` is two variants, one whose hard negative counts one more and one whose counts one fewer, drawn alike;
-each draws N so that a pair (k, k + 1) is the positive's (N = k, one more) as often as it is (N = k + 1, one
-fewer): a rule that counts the named sound but does not know N learns nothing from the two counts.
+In `times` a pair of counts (k, k + 1) is the positive's and its hard negative's (N = k, one more) exactly as
+often as (N = k + 1, one fewer), dealt from the split's decks: a rule that counts the named sound but does not
+know N learns nothing from the two counts.
 """
+from fractions import Fraction
+
 from reasonaudio.core.relations import Atom
 
 from .shape import Need, Shape, Task
@@ -30,9 +32,6 @@ class _Counted(Shape):
     places = PLACES
     gap_seconds = COUNT_GAP
     fillers_between = True
-    parameters_per_query = True     # a count drawn anew on each failed attempt would be kept as often as its text
-                                    # is free: a count the other split names more often (2, in both variants of
-                                    # `times`) would be the positive's less often, and the count alone would tell
 
     @property
     def needs(self):
@@ -46,32 +45,34 @@ class _Counted(Shape):
 
 
 class Times(_Counted):
-    """times(a, N): a plays N of the COUNT_BLOCKS blocks, the partner the rest. `more`: whether the hard
-    negative gives the named sound a block of the partner's (N + 1) or the partner one of its (N - 1)."""
+    """times(a, N): a plays N of the COUNT_BLOCKS blocks, the partner the rest. The hard negative changes the last
+    place: the partner's there gives the named sound one block more, the named sound's there one fewer."""
 
     name = "times"
     relates = ("a",)
-
-    def __init__(self, more: bool):
-        self.more = more
+    # (N, the hard negative's count): each pair (k, k + 1) as often with N = k as with N = k + 1
+    CASES = ((1, 2), (2, 3), (2, 1), (3, 2))
 
     def atoms(self, w):
         return [Atom("times", (w["a"], w["n"]))]
 
-    def parameters(self, rng, clip_seconds, events):
-        """N uniformly over the counts whose hard negative keeps one block of each sound (1 to COUNT_BLOCKS - 2
-        with one more, 2 to COUNT_BLOCKS - 1 with one fewer)."""
-        return {"n": str(int(rng.integers(1, COUNT_BLOCKS - 1)) + (not self.more))}
+    def dealt_parameters(self, pick):
+        """A case dealt from the split's deck: in every four queries each exactly once (drawn, a small split
+        holds one more often by luck, and the count alone tells its positives)."""
+        n, other = self.CASES[pick([Fraction(1, len(self.CASES))] * len(self.CASES))]
+        return {"n": str(n), "other": str(other)}
 
     def copies(self, parameters):
-        n = int(parameters["n"])
-        return {place: "a" if i < n - 1 else "w" for i, place in enumerate(PLACES)}
+        n, other = int(parameters["n"]), int(parameters["other"])
+        held = ["a"] * (n - 1) + ["w"] * (len(PLACES) - n + 1)
+        last = "w" if other > n else "a"        # the place the hard negative changes
+        held.remove(last)
+        return dict(zip(PLACES, held + [last]))
 
     def flips(self, scene, rng, absent):
-        named = scene.slot("a")
-        giving = [place for place in PLACES if (scene.slot(place).label == named.label) != self.more]
-        place = giving[rng.integers(len(giving))]
-        return [scene.with_sound_of(place, "w" if not self.more else "a")]
+        last = PLACES[-1]
+        named = scene.slot(last).label == scene.slot("a").label
+        return [scene.with_sound_of(last, "w" if named else "a")]
 
 
 class MoreOften(_Counted):
@@ -99,4 +100,4 @@ class MoreOften(_Counted):
 
 
 TASK = Task("count", "how many separate times a sound is heard, or which of two is heard more often",
-            (Times(more=True), Times(more=False), MoreOften()), opt_in=True)
+            (Times(), MoreOften()), opt_in=True)

@@ -349,21 +349,16 @@ class _Query:
     planning: Planning
     picker: "SoundPicker"
     dealer: Dealer
-    kept: dict = field(default_factory=dict)      # shape -> its parameters, where drawn once a query
 
     @property
     def rng(self) -> np.random.Generator:
         return self.picker.rng
 
     def parameters(self, shape: Shape) -> dict[str, str]:
-        """`shape`'s parameters for an attempt: drawn anew, or once a query where the shape says so
-        (`Shape.parameters_per_query`)."""
-        if shape.parameters_per_query and shape in self.kept:
-            return self.kept[shape]
-        drawn = shape.parameters(self.rng, self.planning.clip_seconds, self.planning.events)
-        if shape.parameters_per_query:
-            self.kept[shape] = drawn
-        return drawn
+        """`shape`'s parameters for an attempt: dealt from the split's decks where the shape deals them (once a
+        query, kept through its attempts: `Shape.dealt_parameters`), else drawn anew."""
+        dealt = shape.dealt_parameters(self.dealer.asking("parameters", shape.name))
+        return shape.parameters(self.rng, self.planning.clip_seconds, self.planning.events) if dealt is None else dealt
 
 
 class _Failed(Exception):

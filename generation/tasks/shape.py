@@ -69,7 +69,6 @@ class Shape:
     cyclic = False                           # flips that do not commute: the closure is an orbit (see `orbit`)
     temporal: tuple[str, ...] = ()           # the related roles in the order the positive plays them (default: relates)
     design = None                            # groups of candidates -> a symmetric design, or None (`designs.py`)
-    parameters_per_query = False             # keep `parameters` through a query's attempts (see count.py)
 
     def atoms(self, words: dict[str, str]) -> list[Atom]:
         """The atoms over `words` (role -> class label; "n" -> seconds as text)."""
@@ -78,6 +77,12 @@ class Shape:
     def parameters(self, rng, clip_seconds: float, events: tuple[int, int]) -> dict[str, str]:
         """What the query states beyond its sounds (lasts' seconds); drawn once per group."""
         return {}
+
+    def dealt_parameters(self, pick) -> Optional[dict[str, str]]:
+        """The parameters, dealt from the split's decks (`pick(odds)` -> an outcome's index, `members.Dealer`):
+        each outcome exactly as often as its odds in every deck's worth of queries, and one a query, whatever its
+        attempts. None: drawn by `parameters` instead."""
+        return None
 
     def copies(self, parameters: dict) -> dict[str, str]:
         """place -> the role whose sound it plays again (`places`); every place has one."""
