@@ -252,11 +252,22 @@ def benchmark_version(records: dict[str, dict]) -> str:
     return ", ".join(sorted({record.get("benchmark_version", "unversioned") for record in records.values()}))
 
 
+# The rows of the card's task table for the opt-in tasks a build holds (the paper's five are always shown).
+OPT_IN_ROWS = {
+    "count": "| `count` (opt-in) | how many separate times a sound is heard, or which of two is heard more often | "
+             "times(X, N), more_often(X, Y): occurrences parted by ≥ 1 s of silence |",
+}
+
+
 def render_card(out: Path, repo: str | None = None) -> str:
     """The card of a folder's finished splits; `repo` is the name the load examples use."""
     records = load_records(out)
+    tasks = {task for record in records.values() for task in record["parameters"].get("tasks", ())}
     body = TEMPLATE.read_text().format(repo=repo or "PATH_OR_REPO_ID", benchmark_version=benchmark_version(records),
-                                       splits="\n".join(_split_section(s, r) for s, r in records.items()))
+                                       splits="\n".join(_split_section(s, r) for s, r in records.items()),
+                                       opt_in_rows="".join(f"\n{row}" for task, row in OPT_IN_ROWS.items()
+                                                           if task in tasks),
+                                       headline_tasks="its tasks" if tasks & OPT_IN_ROWS.keys() else "the five tasks")
     certificate = read_certificate(out)
     if certificate is not None:
         body = body.rstrip("\n") + "\n\n" + certificate_section(certificate)

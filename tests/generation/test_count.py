@@ -110,6 +110,8 @@ def test_a_count_build_validates_and_its_oracle_is_perfect(tmp_path, capsys):
                  "--candidates", "6", "--atomic-sounds", "120", "--sample-rate", "16000", "--out", str(out),
                  "--quiet"]) == 0
     assert validate(out) == []
+    card = (out / "README.md").read_text()
+    assert "| `count` (opt-in) |" in card and "macro-averaged over its tasks" in card
     assert main(["evaluate", "--data", str(out), "--model", "oracle", "--out", str(tmp_path / "run"), "--quiet"]) == 0
     assert "count" in capsys.readouterr().out
     results = json.loads((tmp_path / "run" / "results.json").read_text())
@@ -148,3 +150,8 @@ def test_a_count_is_kept_through_its_querys_attempts_so_taken_texts_do_not_bias_
     ends = Counter(plan_group(TASKS["count"], f"q{i}", planning, np.random.default_rng([13, i])).atoms[0].args[1] == "2"
                    for i in range(40))
     assert ends == {True: 20, False: 20}       # 2 is the positive's count in half the queries, as dealt
+
+
+def test_the_card_of_a_build_without_the_count_task_is_the_five_tasks(small_corpus):
+    card = (small_corpus / "README.md").read_text()
+    assert "`count`" not in card and "macro-averaged over the five tasks" in card
