@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reasonaudio.evaluation.systems import BASELINES                                           # noqa: E402
 from reasonaudio.evaluation.systems.metadata import CHANCE                                      # noqa: E402
+from reasonaudio.generation.tasks import TASKS as REGISTERED                                    # noqa: E402
 
-TASKS = ("negation", "order", "overlap", "duration", "mix")
+TASKS = tuple(REGISTERED)       # the tasks in registry order, the opt-in ones included
 PROVIDERS = tuple(kind for kind, found in BASELINES.items() if found.provides)      # raw: the ties they provide
 PROVIDED = {BASELINES[kind].provides for kind in PROVIDERS}
 # each against chance or a tie of `counting.TIES`; then the baselines held to a provider's accuracy, raw
