@@ -203,6 +203,11 @@ TEMPLATES = {
         "{a} sounding more times than {b}",
         "{b}, with {a} heard more often",
     ),
+    "times-absent": (
+        "{a}, heard {n:times}, and no sign of {z} anywhere in the clip",
+        "no trace of {z} anywhere, but {a} sounding {n:times}",
+        "{a} {n:times}, and no trace of {z} anywhere in the clip",
+    ),
     "after-apart-absent": (
         "{b} before {a}, and {c} at a different time from {b}, and no sign of {z} anywhere in the clip",
         "no trace of {z} anywhere, but {a} after {b}, and {c} at a separate time from {b}",

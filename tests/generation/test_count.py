@@ -41,30 +41,38 @@ def test_two_events_closer_than_a_sounds_own_pauses_are_one_occurrence():
 
 
 def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_off(bank):
-    shapes, counts = Counter(), Counter()
-    for plan in count_plans(bank):
+    """Each hard negative misses one atom: one occurrence more or fewer (same sounds), the comparison flipped, or
+    the excluded sound put in; every clip's occurrences are counted apart, so each count is certain."""
+    shapes, counts, excluded = Counter(), Counter(), 0
+    for plan in count_plans(bank, 90):
         clips = {c.clip_id: c.events for c in plan.candidates}
         assert relevant(plan.atoms, clips[plan.positive]) is YES
         assert all(relevant(plan.atoms, events) is NO for cid, events in clips.items() if cid != plan.positive)
-        (atom,) = plan.atoms
+        atom = plan.atoms[0]
         shapes[plan.shape] += 1
         positive = occurrences(clips[plan.positive])
         for clip_id in plan.hard_negatives:
             negative = occurrences(clips[clip_id])
-            assert sorted(negative) == sorted(positive)                     # the same sounds
-            if atom.relation == "times":
+            missed = [a for a in plan.atoms if relevant([a], clips[clip_id]) is NO]
+            assert len(missed) == 1, (plan.text, missed)
+            if missed[0].relation == "absent":
+                excluded += 1
+                assert count_range(negative[atom.labels[0]]) == count_range(positive[atom.labels[0]])
+            elif atom.relation == "times":
                 (label, n) = atom.args
+                assert sorted(negative) == sorted(positive)                     # the same sounds
                 assert abs(count_range(negative[label])[0] - int(n)) == 1   # one occurrence more or fewer
                 counts[int(n), count_range(negative[label])[0]] += 1
             else:
                 x, y = atom.labels                                          # the comparison flipped
+                assert sorted(negative) == sorted(positive)
                 assert count_range(negative[x]) == count_range(positive[y])
         for events in clips.values():           # every occurrence counted apart from the next, or one
             for found in occurrences(events).values():
                 fewest, most = count_range(found)
                 assert fewest == most == len(found)
-    assert set(shapes) == {"times", "more-often"}
-    assert {n for n, _ in counts} == {1, 2, 3}
+    assert set(shapes) == {"times", "more-often", "times-absent"}
+    assert {n for n, _ in counts} == {1, 2, 3} and excluded
 
 
 def test_a_count_pair_is_the_positives_either_way_alike(bank):
@@ -74,6 +82,7 @@ def test_a_count_pair_is_the_positives_either_way_alike(bank):
     found 61 % of its positives)."""
     planning = Planning(bank.by_label(), 10, 10.0, shapes=TASKS["count"].shapes[:1], quotas=Quotas())
     cases = Counter()
+    assert TASKS["count"].shapes[0].name == "times"
     for i in range(16):
         plan = plan_group(TASKS["count"], f"q{i}", planning, np.random.default_rng([17, i]))
         clips = {c.clip_id: occurrences(c.events) for c in plan.candidates}
@@ -118,15 +127,14 @@ def test_a_count_build_validates_and_its_oracle_is_perfect(tmp_path, capsys):
     assert results["metrics"]["count"]["accuracy"] == 1.0
 
     queries = pq.read_table(next((out / "queries").glob("*.parquet"))).to_pylist()
-    positive = next(q["positive"] for q in queries if json.loads(q["constraint"])["all"][0]["relation"] == "times"
-                    and json.loads(q["constraint"])["all"][0]["args"][1] != "1")
+    positive, label = next((q["positive"], atom["args"][0]) for q in queries
+                           for atom in json.loads(q["constraint"])["all"][:1]
+                           if atom["relation"] == "times" and atom["args"][1] != "1")
     for path in sorted((out / "corpus").glob("*.parquet")):
         table = pq.read_table(path)
         rows = table.to_pylist()
         for row in rows:
             if row["clip_id"] == positive:      # the second occurrence moved to 0.6 s after the first
-                label = next(e["label"] for e in row["events"]
-                             if sum(o["label"] == e["label"] for o in row["events"]) > 1)
                 first, second = [e for e in row["events"] if e["label"] == label][:2]
                 second["onset"], second["offset"] = first["offset"] + 0.6, first["offset"] + 0.9
         pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, row_group_size=AUDIO_ROWS_PER_GROUP)
