@@ -254,8 +254,8 @@ def benchmark_version(records: dict[str, dict]) -> str:
 
 # The rows of the card's task table for the opt-in tasks a build holds (the paper's five are always shown).
 OPT_IN_ROWS = {
-    "count": "| `count` (opt-in) | how many separate times a sound is heard, or which of two is heard more often | "
-             "times(X, N), more_often(X, Y): occurrences parted by ≥ 1 s of silence |",
+    "count": "| `count` (opt-in) | how many separate times a sound is heard, or how two sounds' counts compare | "
+             "times(X, N), more_often(X, Y), as_often(X, Y): occurrences parted by ≥ 1 s of silence |",
 }
 
 

@@ -114,5 +114,52 @@ class MoreOften(_Counted):
         return [scene.trade_sounds("a", "b")]
 
 
+class AsOften(_Counted):
+    """as_often(a, b): a and b play as many of the counted blocks (one each, the partner three; or two each, the
+    partner one); the hard negative replays the last place (`_replay_last`). Its mirror, `DifferentOften`, states
+    that the counts differ: the same versions, another the positive. Both are dealt alike with their cases, so the
+    named sounds' counts (their total, whether they are equal) say nothing without the relation."""
+
+    name = "as-often"
+    relates = ("a", "b")
+    dealt_variants = True
+    CASES = (("w", "w"), ("w", "w"), ("a", "b"), ("b", "a"))     # the places' roles: counts (1, 1) or (2, 2)
+
+    def atoms(self, w):
+        return [Atom("as_often", (w["a"], w["b"]))]
+
+    def dealt_parameters(self, pick):
+        return {"case": str(pick([Fraction(1, len(self.CASES))] * len(self.CASES)))}
+
+    def copies(self, parameters):
+        return dict(zip(PLACES, self.CASES[int(parameters["case"])]))
+
+    def flips(self, scene, rng, absent):
+        return [_replay_last(scene)]
+
+
+class DifferentOften(AsOften):
+    """differs_often(a, b): counts (2, 1) or (1, 2), the partner the rest; `AsOften`'s mirror."""
+
+    name = "different-often"
+    mirror_of = "as-often"
+    CASES = (("a", "w"), ("w", "a"), ("b", "w"), ("w", "b"))
+
+    def atoms(self, w):
+        return [Atom("differs_often", (w["a"], w["b"]))]
+
+
+def _replay_last(scene):
+    """The last place played by another sound: a named sound's by the partner, the partner's by the named sound
+    heard fewer times (of two heard as often, the one that plays first). One named count moves by one, so equal
+    counts become unequal and (2, 1) or (1, 2) equal."""
+    last, named = scene.slot(PLACES[-1]), {role: scene.slot(role) for role in ("a", "b", "w")}
+    if last.label != named["w"].label:
+        return scene.with_sound_of(PLACES[-1], "w")
+    heard = {role: sum(slot.label == named[role].label for slot in scene.slots()) for role in ("a", "b")}
+    order = [block.host.role for block in scene.blocks]
+    return scene.with_sound_of(PLACES[-1], min(("a", "b"), key=lambda role: (heard[role], order.index(role))))
+
+
 TASK = Task("count", "how many separate times a sound is heard, or which of two is heard more often",
-            (Times(), MoreOften(), TimesAbsent()), opt_in=True)
+            (Times(), MoreOften(), AsOften(), DifferentOften(), TimesAbsent()), opt_in=True)

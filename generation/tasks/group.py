@@ -399,10 +399,10 @@ def plan_group(task: Task, query_id: str, planning: Planning, rng: np.random.Gen
                                               planning.depths)
     if not shapes:
         check_feasible(task, planning.by_label, planning.clip_seconds, planning.events, planning.depths)
-    shape = draw_shape(shapes, rng, planning.weights)
+    shape = draw_shape(shapes, rng, planning.weights, query.dealer)
     for attempt in range(MAX_ATTEMPTS):
         if attempt >= MAX_ATTEMPTS // 2:        # this shape is not to be had from this bank: any other
-            shape = draw_shape(shapes, rng, planning.weights)
+            shape = draw_shape(shapes, rng, planning.weights, query.dealer)
         plan = _attempt(query, shape, stars=attempt >= CLOSED_ATTEMPTS)
         if plan is not None and plan.text not in planning.forbidden_texts and \
                 (planning.heard is None or overlaps_heard(plan, planning.heard)):
@@ -443,9 +443,11 @@ def overlaps_heard(plan: QueryPlan, heard) -> bool:
     return True
 
 
-def draw_shape(shapes: tuple[Shape, ...], rng, weights: Optional[dict[str, float]] = None) -> Shape:
+def draw_shape(shapes: tuple[Shape, ...], rng, weights: Optional[dict[str, float]] = None,
+               dealer: Optional[Dealer] = None) -> Shape:
     """A published shape (uniformly, or by `weights`), then one of its polarities (the shape itself or its
-    mirror) uniformly."""
+    mirror) uniformly: dealt from the split's decks (`dealer`) where every polarity says so (`Shape.dealt_variants`:
+    each exactly as often in every deck's worth of queries), else drawn."""
     published = list(dict.fromkeys(shape.reported_as for shape in shapes))
     if weights and any(name in weights for name in published):
         odds = np.array([weights.get(name, 1.0) for name in published])
@@ -453,6 +455,8 @@ def draw_shape(shapes: tuple[Shape, ...], rng, weights: Optional[dict[str, float
     else:
         chosen = published[rng.integers(len(published))]
     variants = [shape for shape in shapes if shape.reported_as == chosen]
+    if dealer is not None and len(variants) > 1 and all(shape.dealt_variants for shape in variants):
+        return variants[dealer.pick(("variant", chosen), [Fraction(1, len(variants))] * len(variants))]
     return variants[rng.integers(len(variants))]
 
 

@@ -69,6 +69,7 @@ class Shape:
     cyclic = False                           # flips that do not commute: the closure is an orbit (see `orbit`)
     temporal: tuple[str, ...] = ()           # the related roles in the order the positive plays them (default: relates)
     design = None                            # groups of candidates -> a symmetric design, or None (`designs.py`)
+    dealt_variants = False                   # this shape and its mirror dealt from the split's decks, not drawn
 
     def atoms(self, words: dict[str, str]) -> list[Atom]:
         """The atoms over `words` (role -> class label; "n" -> seconds as text)."""

@@ -203,6 +203,18 @@ TEMPLATES = {
         "{a} sounding more times than {b}",
         "{b}, with {a} heard more often",
     ),
+    "as-often": (
+        "{a} and {b}, each heard the same number of times",
+        "{b} heard as often as {a}",
+        "{a} heard as many times as {b}",
+        "{b} and {a}, heard equally often",
+    ),
+    "different-often": (                     # the mirror: "a different number of times", never "not as often"
+        "{a} and {b}, heard a different number of times",
+        "{b} heard a different number of times from {a}",
+        "{a} and {b}, each heard an unequal number of times",
+        "{b} and {a}, heard a different number of times",
+    ),
     "times-absent": (
         "{a}, heard {n:times}, and no sign of {z} anywhere in the clip",
         "no trace of {z} anywhere, but {a} sounding {n:times}",

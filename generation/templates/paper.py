@@ -187,6 +187,16 @@ TEMPLATES = _requests({
         "that contains {a} more often than {b}",
         "with {b}, and {a} heard more often",
     ),
+    "as-often": (
+        "with {a} and {b} heard the same number of times",
+        "with {b} heard as often as {a}",
+        "that contains {a} and {b} equally often",
+    ),
+    "different-often": (
+        "with {a} and {b} heard a different number of times",
+        "with {b} heard a different number of times from {a}",
+        "that contains {a} and {b} an unequal number of times",
+    ),
     "times-absent": (
         "with {a} heard {n:times}, and no trace of {z} anywhere in the clip",
         "that contains {a} {n:times}, but does not contain {z}",

@@ -228,6 +228,11 @@ def _as_often(x: Sequence[Event], y: Sequence[Event], slack: int = 0) -> Relevan
     return _clear(x_fewest == x_most == y_fewest == y_most, x_most < y_fewest or y_most < x_fewest)
 
 
+def _differs_often(x: Sequence[Event], y: Sequence[Event], slack: int = 0) -> Relevance:
+    """`as_often`'s mirror ("X and Y heard a different number of times"): its clear no is a yes, its yes a no."""
+    return {YES: NO, NO: YES}.get(_as_often(x, y, slack), AMBIGUOUS)
+
+
 def _every(verdicts: list[Relevance]) -> Relevance:
     """Yes when every combination of occurrences says yes, no when every one says no, else ambiguous."""
     return _clear(all(v is YES for v in verdicts), all(v is NO for v in verdicts))
@@ -248,11 +253,11 @@ def _some(verdicts: list[Relevance]) -> Relevance:
 PAIRWISE = {"before": (_before, _every), "overlap": (_overlap, _some), "apart": (_apart, _every),
             "longer": (_longer, _every), "short": (_short, _every), "long": (_long, _every), "lasts": (_lasts, _every)}
 # Relations over all of a class's occurrences at once: how often it is heard (`count_range`).
-COUNTED = {"times": _times, "more_often": _more_often, "as_often": _as_often}
+COUNTED = {"times": _times, "more_often": _more_often, "as_often": _as_often, "differs_often": _differs_often}
 RELATIONS = frozenset(PAIRWISE) | frozenset(COUNTED) | {"present", "absent"}
 RELATION_ARITY = {"lasts": 1, "times": 1}   # labels an atom names before its number; the rest name labels only
 SIGNATURE_LABELS = {"present": 1, "absent": 1, "before": 2, "overlap": 2, "apart": 2, "longer": 2, "short": 1, "long": 1,
-                    "lasts": 2, "times": 2, "more_often": 2, "as_often": 2}      # how many arguments each takes
+                    "lasts": 2, "times": 2, "more_often": 2, "as_often": 2, "differs_often": 2}   # arguments each takes
 
 
 def _seconds(text: str) -> bool:
@@ -269,7 +274,7 @@ def _number(relation: str, text: str) -> bool:
 
 # Relations that hold only if every argument sounds: a clip lacking one of these labels is a clear "no".
 REQUIRES_PRESENCE = {"present", "before", "overlap", "apart", "longer", "short", "long", "lasts", "times",
-                     "more_often", "as_often"}
+                     "more_often", "as_often", "differs_often"}
 
 
 def required_labels(atoms: Iterable[Atom]) -> frozenset[str]:

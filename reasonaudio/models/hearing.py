@@ -53,7 +53,8 @@ def atom_confidence(atom, events: dict, peak: dict[str, float], heard: Optional[
         heard = {label: [events[label]] for label in labels} if heard is None else heard
         x, *y = [sum(relations.count_range(heard[label])) / 2 for label in labels]
         margin = {"times": lambda: 0.5 - abs(x - int(atom.args[1])), "more_often": lambda: x - y[0] - 0.5,
-                  "as_often": lambda: 0.5 - abs(x - y[0])}[atom.relation]()
+                  "as_often": lambda: 0.5 - abs(x - y[0]),
+                  "differs_often": lambda: abs(x - y[0]) - 0.5}[atom.relation]()
         return _logistic(margin, 0.25)
     x = events[labels[0]]
     y = events[labels[1]] if len(labels) > 1 else None

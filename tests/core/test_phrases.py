@@ -152,6 +152,8 @@ RELATION_WORDS = {
     "lasts": r"\{n\} seconds",
     "times": r"\{n:times\}",
     "more_often": r"more often|less often|more times|fewer times",
+    "as_often": r"same number of times|as often as|as many times as|equally often",
+    "differs_often": r"different number of times|unequal number of times",
     "absent": r"without|no sign of|no trace of|\bnot\b|neither|\bnor\b",
 }
 # "followed by" / "preceded by" read as "immediately": an unmentioned sound may come in between (it does in most

@@ -282,3 +282,13 @@ def test_a_count_is_a_whole_number_from_one():
         with pytest.raises(ValueError, match="times takes"):
             Atom.from_dict({"relation": "times", "args": args})
     assert Atom.from_dict({"relation": "times", "args": ["a", "3"]}).labels == ("a",)
+
+
+def test_differing_counts_are_as_often_mirrored():
+    beeps = [ev("beep", 0, 0.5), ev("beep", 2, 2.5)]
+    bells = [ev("bell", 4, 4.5), ev("bell", 6, 6.5)]
+    unclear = [ev("bell", 4, 4.5), ev("bell", 5.2, 5.7)]            # one or two bells
+    for events, expected in ((beeps + bells, NO), (beeps + bells[:1], YES), (beeps + unclear, AMBIGUOUS)):
+        assert relevant([Atom("differs_often", ("beep", "bell"))], events) is expected
+        mirrored = {YES: NO, NO: YES}.get(expected, AMBIGUOUS)
+        assert relevant([Atom("as_often", ("beep", "bell"))], events) is mirrored

@@ -63,15 +63,19 @@ def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_of
                 assert sorted(negative) == sorted(positive)                     # the same sounds
                 assert abs(count_range(negative[label])[0] - int(n)) == 1   # one occurrence more or fewer
                 counts[int(n), count_range(negative[label])[0]] += 1
-            else:
+            elif atom.relation == "more_often":
                 x, y = atom.labels                                          # the comparison flipped
                 assert sorted(negative) == sorted(positive)
                 assert count_range(negative[x]) == count_range(positive[y])
+            else:                                                           # one named count moved by one
+                assert sorted(negative) == sorted(positive)
+                moved = [abs(count_range(negative[label])[0] - count_range(positive[label])[0]) for label in atom.labels]
+                assert sorted(moved) == [0, 1]
         for events in clips.values():           # every occurrence counted apart from the next, or one
             for found in occurrences(events).values():
                 fewest, most = count_range(found)
                 assert fewest == most == len(found)
-    assert set(shapes) == {"times", "more-often", "times-absent"}
+    assert set(shapes) == {"times", "more-often", "as-often", "times-absent"}
     assert {n for n, _ in counts} == {1, 2, 3} and excluded
 
 
@@ -163,3 +167,17 @@ def test_a_count_is_kept_through_its_querys_attempts_so_taken_texts_do_not_bias_
 def test_the_card_of_a_build_without_the_count_task_is_the_five_tasks(small_corpus):
     card = (small_corpus / "README.md").read_text()
     assert "`count`" not in card and "macro-averaged over the five tasks" in card
+
+
+def test_as_often_and_its_mirror_are_dealt_alike_so_the_named_counts_say_nothing(bank):
+    """"As often" and its mirror "a different number of times" hold the same versions, another the positive: dealt
+    alike, the named sounds' total (2 or 4 against 3) is the positive's as often as the hard negative's."""
+    planning = Planning(bank.by_label(), 10, 10.0, shapes=TASKS["count"].shapes[2:4], quotas=Quotas())
+    totals = Counter()
+    for i in range(16):
+        plan = plan_group(TASKS["count"], f"q{i}", planning, np.random.default_rng([19, i]))
+        clips = {c.clip_id: c.events for c in plan.candidates}
+        named = set(plan.atoms[0].labels)
+        (hard,) = plan.hard_negatives
+        totals[tuple(sum(e.label in named for e in clips[c]) for c in (plan.positive, hard))] += 1
+    assert totals == {(2, 3): 4, (4, 3): 4, (3, 2): 4, (3, 4): 4}
