@@ -82,17 +82,9 @@ class TimesAbsent(Times):
 
     name = "times-absent"
     absent = 1
-    min_fillers = 1         # the excluded sound's place: a filler, never a counted block (the partner's plays again
-                            # in the places that copy it, and a put-in there left the other members two partners)
 
     def atoms(self, w):
         return [Atom("times", (w["a"], w["n"])), Atom("absent", (w["z"],))]
-
-    def unmentioned(self, scene):
-        return {slot.role for slot in scene.slots() if slot.role not in self.roles}
-
-    def replaceable(self, roles):
-        return {role for role in roles if role not in self.roles}
 
     def flips(self, scene, rng, absent):
         return Times.flips(self, scene, rng, absent) + Shape.flips(self, scene, rng, absent)

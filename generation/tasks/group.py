@@ -680,7 +680,7 @@ class _GroupDraw:
         sounds = {**dict(zip(shape.relates, related)), **unmentioned}
         scene, absent = self.base(sounds), {}
         if shape.absent:
-            unmentioned_roles = shape.replaceable(sounds)
+            unmentioned_roles = {role for role in sounds if role not in shape.relates}
             excluded = _excluded(shape, scene, unmentioned_roles, shape.reach(scene), self.pick_unlike_related,
                                  self.picker)
             if excluded is None:
@@ -704,7 +704,7 @@ class _GroupDraw:
         sounds.update(self.unmentioned(sounds, frozenset(self.named), unmentioned))
         scene = self.base(sounds)
         if shared:
-            unmentioned_roles = shape.replaceable(sounds)
+            unmentioned_roles = {role for role in sounds if role not in shape.relates}
             scene = _with_replaced(scene, shape, shared, unmentioned_roles, shape.reach(scene), self.layout.room,
                                    self.rng)
         absent = dict(zip(shape.absent_roles, (excluded for excluded, _, _ in shared)))

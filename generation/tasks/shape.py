@@ -146,10 +146,6 @@ class Shape:
     def unmentioned(self, scene: Scene) -> set[str]:
         return {slot.role for slot in scene.slots() if slot.role not in self.relates}
 
-    def replaceable(self, roles) -> set[str]:
-        """Of a scene's `roles`, those an excluded sound may take the place of: every unmentioned one."""
-        return {role for role in roles if role not in self.relates}
-
     # -- derived
 
     @property
