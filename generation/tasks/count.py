@@ -75,21 +75,6 @@ class Times(_Counted):
         return [scene.with_sound_of(last, "w" if named else "a")]
 
 
-class TimesAbsent(Times):
-    """times(a, N) and absent(z): the count task's mix ("a struck bell, heard twice, and no sign of a drum hit").
-    The excluded sound takes an unmentioned place, as in the other tasks' mixes (`flips.absent_flips`); its hard
-    negatives and the count's combine into a square."""
-
-    name = "times-absent"
-    absent = 1
-
-    def atoms(self, w):
-        return [Atom("times", (w["a"], w["n"])), Atom("absent", (w["z"],))]
-
-    def flips(self, scene, rng, absent):
-        return Times.flips(self, scene, rng, absent) + Shape.flips(self, scene, rng, absent)
-
-
 class MoreOften(_Counted):
     """more_often(a, b): a plays more of the counted blocks than b (3 to 1 or 2 to 1, the partner the rest);
     the hard negative trades the two sounds in every block."""
@@ -162,4 +147,4 @@ def _replay_last(scene):
 
 
 TASK = Task("count", "how many separate times a sound is heard, or which of two is heard more often",
-            (Times(), MoreOften(), AsOften(), DifferentOften(), TimesAbsent()), opt_in=True)
+            (Times(), MoreOften(), AsOften(), DifferentOften()), opt_in=True)

@@ -60,16 +60,14 @@ def merged(scene: Scene, flips: list[Scene], put_in: dict) -> Optional[Scene]:
     sound replaced by an excluded one, `put_in`: label -> AtomicSound) follows the sound it replaces wherever
     the trades took it, and must fit there. So an excluded sound that can only take a stand-in's place still
     combines with the trade that moves the stand-in (made at the same place, the two would collide, and the member
-    would be a star whose centre, the positive, a listwise ranker finds). A *replay* (a place playing another sound
-    the scene holds: a count's flip) is made where it is, as a trade is. Two trades or replays of one slot, or two
-    put-ins of one sound, cannot be made at once."""
+    would be a star whose centre, the positive, a listwise ranker finds). Two
+    trades of one slot, or two put-ins of one sound, cannot be made at once."""
     before = {slot.role: slot for slot in scene.slots()}
     placed, traded, replacing = dict(before), set(), {}
     for flip in flips:
         changed = {slot.role: slot for slot in flip.slots() if slot != before[slot.role]}
-        trade = sorted(slot.label for slot in changed.values()) == sorted(before[role].label for role in changed)
-        if trade or not any(slot.label in put_in for slot in changed.values()):   # a trade, or a place replayed
-            if traded & changed.keys():                                          # by another sound of the scene
+        if sorted(slot.label for slot in changed.values()) == sorted(before[role].label for role in changed):
+            if traded & changed.keys():
                 return None
             traded |= changed.keys()
             placed.update(changed)
@@ -78,9 +76,8 @@ def merged(scene: Scene, flips: list[Scene], put_in: dict) -> Optional[Scene]:
             if before[role].label in replacing:
                 return None
             replacing[before[role].label] = slot
-    for label, new in replacing.items():        # where the replaced sound is now: its own place, unless traded away
-        role = new.role if placed[new.role].label == label else \
-            next(role for role, slot in placed.items() if slot.label == label)
+    for label, new in replacing.items():
+        role = next(role for role, slot in placed.items() if slot.label == label)
         if not fits(put_in[new.label], placed[role]):
             return None
         placed[role] = replace(placed[role], label=new.label, source_id=new.source_id, continuous=new.continuous)

@@ -179,8 +179,6 @@ def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], r
 def _drawn_seconds(scene: Scene, role: str, sound, room: float, rng) -> float:
     """A length for `sound` in the unmentioned place `role`, drawn as `_scene` draws one (a free block's, or an
     inner sound's in its host)."""
-    if room <= 0:           # no block of free length (every one's is the shape's own, as a count's): the place's
-        return scene.slot(role).seconds
     host = next((block.host for block in scene.blocks if block.inner is not None and block.inner.role == role), None)
     return _free_seconds(sound, room, rng) if host is None else _inner_seconds(sound, host.seconds, rng)
 

@@ -215,11 +215,6 @@ TEMPLATES = {
         "{a} and {b}, each heard an unequal number of times",
         "{b} and {a}, heard a different number of times",
     ),
-    "times-absent": (
-        "{a}, heard {n:times}, and no sign of {z} anywhere in the clip",
-        "no trace of {z} anywhere, but {a} sounding {n:times}",
-        "{a} {n:times}, and no trace of {z} anywhere in the clip",
-    ),
     "after-apart-absent": (
         "{b} before {a}, and {c} at a different time from {b}, and no sign of {z} anywhere in the clip",
         "no trace of {z} anywhere, but {a} after {b}, and {c} at a separate time from {b}",

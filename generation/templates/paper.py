@@ -197,11 +197,6 @@ TEMPLATES = _requests({
         "with {b} heard a different number of times from {a}",
         "that contains {a} and {b} an unequal number of times",
     ),
-    "times-absent": (
-        "with {a} heard {n:times}, and no trace of {z} anywhere in the clip",
-        "that contains {a} {n:times}, but does not contain {z}",
-        "without {z}, with {a} sounding {n:times}",
-    ),
     "after-apart-absent": (
         "with {b} before {a}, and {c} at a different time from {b}, and no trace of {z} anywhere in the clip",
         "without {z}, with {a} after {b}, and {c} at a separate time from {b}",
