@@ -1,12 +1,13 @@
-"""count (opt-in, `--tasks count`): how many separate times a sound is heard ("a struck bell, heard twice") and
-which of two is heard more often.
+"""count (opt-in, `--tasks count`): how many separate times a sound is heard ("a struck bell, heard twice"), and
+how the counts of two compare (more often; as often, or a different number of times).
 
 A counted sound plays in several blocks of one scene, each an occurrence: blocks are parted by at least
-COUNT_GAP[0] of silence of that sound, beyond the relation's 1 s margin (`relations.COUNT_APART`). Every clip
-holds COUNT_BLOCKS counted blocks, the named sound's and an unmentioned partner's (`w`), so the number of
-events says nothing; a hard negative gives one block of the partner to the named sound or one of the named
-sound's to the partner (`times`), or trades the two compared sounds everywhere (`more-often`). Every version
-then keeps the positive's timeline, and only which sound plays one block changes.
+COUNT_GAP[0] of silence of that sound, beyond the relation's 1 s margin (`relations.COUNT_APART`). Every clip of
+a shape holds as many counted blocks (COUNT_BLOCKS with one named sound, one more with two), the named sounds' and
+an unmentioned partner's (`w`), so the number of events says nothing; a hard negative gives one block of the
+partner to a named sound or one of a named sound's to the partner (`times`, `as-often`), or trades the two
+compared sounds everywhere (`more-often`). Every version then keeps the positive's timeline, and only which sound
+plays a block changes.
 
 In `times` a pair of counts (k, k + 1) is the positive's and its hard negative's (N = k, one more) exactly as
 often as (N = k + 1, one fewer), dealt from the split's decks: a rule that counts the named sound but does not
@@ -81,8 +82,6 @@ class MoreOften(_Counted):
 
     name = "more-often"
     relates = ("a", "b")
-    partners = ("w",)
-    places = PLACES[:2]
     SPLITS = ((3, 1), (2, 1))       # (a's blocks, b's), the partner the rest of the five
 
     def atoms(self, w):
@@ -146,5 +145,5 @@ def _replay_last(scene):
     return scene.with_sound_of(PLACES[-1], min(("a", "b"), key=lambda role: (heard[role], order.index(role))))
 
 
-TASK = Task("count", "how many separate times a sound is heard, or which of two is heard more often",
+TASK = Task("count", "how many separate times a sound is heard, or how the counts of two sounds compare",
             (Times(), MoreOften(), AsOften(), DifferentOften()), opt_in=True)
