@@ -114,7 +114,7 @@ def rms_of(samples: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
 
 
-def _audible(rms: np.ndarray) -> np.ndarray:
+def audible_frames(rms: np.ndarray) -> np.ndarray:
     """Which frames are heard: those within TRIM_DB of the loudest (the one rule for trimming, pauses,
     steadiness and the checks)."""
     return rms >= rms.max() * 10 ** (TRIM_DB / 20)
@@ -125,7 +125,7 @@ def audible_part(rms: np.ndarray) -> tuple[int, int]:
     loudest are audible, and no inaudible run inside lasts MAX_SILENCE_SECONDS. Annotated spans are
     then what is heard (edges trimmed to the audible extent; a recording with long pauses, a few barks
     apart, keeps its longest burst), so relations such as overlap hold for what a listener hears."""
-    audible = np.flatnonzero(_audible(rms))
+    audible = np.flatnonzero(audible_frames(rms))
     breaks = np.flatnonzero(np.diff(audible) > MAX_SILENCE_SECONDS / FRAME_SECONDS)
     starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(audible) - 1]
     longest = int(np.argmax(audible[ends] - audible[starts]))
@@ -135,13 +135,13 @@ def audible_part(rms: np.ndarray) -> tuple[int, int]:
 def audible_fraction(samples: np.ndarray, rate: int) -> float:
     """The share of a sound's 10 ms frames that are heard (within TRIM_DB of its loudest): near 1 for
     rain or an engine, low for drops and ticks, which a sound overlapping them is not heard "with"."""
-    return float(np.mean(_audible(frame_rms(samples, max(1, int(FRAME_SECONDS * rate))))))
+    return float(np.mean(audible_frames(frame_rms(samples, max(1, int(FRAME_SECONDS * rate))))))
 
 
 def longest_inaudible(samples: np.ndarray, rate: int) -> float:
     """Seconds of the longest inaudible run of a sound, at an edge or inside (`validate` checks that no
     published sound has one of MAX_SILENCE_SECONDS: every annotated second is heard)."""
-    audible = _audible(frame_rms(samples, max(1, int(FRAME_SECONDS * rate))))
+    audible = audible_frames(frame_rms(samples, max(1, int(FRAME_SECONDS * rate))))
     heard = np.flatnonzero(audible)
     runs = np.r_[heard[0], np.diff(heard) - 1, len(audible) - 1 - heard[-1]]
     return float(runs.max() * FRAME_SECONDS)

@@ -11,7 +11,7 @@ import soundfile
 
 from reasonaudio.core.relations import Event
 
-from .bank import FRAME_SECONDS, TRIM_DB, fade, frame_rms, loop_period, to_pcm16
+from .bank import FRAME_SECONDS, TRIM_DB, audible_frames, fade, frame_rms, loop_period, to_pcm16
 
 RECORDING = "recording"     # the kind of a bank entry that is a whole natural recording (generation/natural.py)
 LEVEL_GAP_DB = 20.0         # two sounds heard together are within this much of each other
@@ -87,14 +87,13 @@ def heard_together(bank, x: Event, y: Event) -> float:
 
 def heard_apart(bank, events) -> float:
     """The shortest pause (seconds) between two neighbouring occurrences of one class as heard: its events
-    rendered alone, each 10 ms frame heard when within TRIM_DB of the loudest, a pause from the last heard frame
-    of one occurrence to the first of the next; inf for one occurrence. What a listener counts apart."""
+    rendered alone, each 10 ms frame heard as the bank hears it (`bank.audible_frames`), a pause from the last
+    heard frame of one occurrence to the first of the next; inf for one occurrence. What a listener counts apart."""
     events = sorted(events, key=lambda e: e.onset)
     if len(events) < 2:
         return float("inf")
-    frame = int(FRAME_SECONDS * bank.sample_rate)
-    rms = frame_rms(render(tuple(events), bank, float(events[-1].offset) + 0.01), frame)
-    heard = np.flatnonzero(rms >= rms.max() * 10 ** (TRIM_DB / 20))
+    alone = render(tuple(events), bank, float(events[-1].offset) + 0.01)
+    heard = np.flatnonzero(audible_frames(frame_rms(alone, int(FRAME_SECONDS * bank.sample_rate))))
 
     def frames(event):
         return heard[(heard >= int(event.onset / FRAME_SECONDS)) & (heard <= int(event.offset / FRAME_SECONDS))]

@@ -10,6 +10,6 @@ TASKS: dict[str, Task] = {t.name: t for t in (negation.TASK, order.TASK, overlap
                                               count.TASK)}
 DEFAULT_TASKS = tuple(name for name, task in TASKS.items() if not task.opt_in)
 
-__all__ = ["TASKS", "DEFAULT_TASKS", "Task", "Shape", "QueryPlan", "Candidate", "Planning", "PlanningError", "Quotas", "EVENTS_PER_CLIP",
-           "check_feasible", "draw_shape", "longest_discrete", "plan_group", "possible_texts", "shape_of",
-           "usable_shapes"]
+__all__ = ["TASKS", "DEFAULT_TASKS", "Task", "Shape", "QueryPlan", "Candidate", "Planning", "PlanningError", "Quotas",
+           "EVENTS_PER_CLIP", "check_feasible", "draw_shape", "longest_discrete", "plan_group", "possible_texts",
+           "shape_of", "usable_shapes"]

@@ -32,7 +32,6 @@ class _Counted(Shape):
     partners = ("w",)
     places = PLACES
     gap_seconds = COUNT_GAP
-    fillers_between = True
 
     @property
     def needs(self):

@@ -21,11 +21,10 @@ from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits_where_moved
 from .members import Dealer, Pick, Quotas, member_sizes, part, positive_first, subsets
 from .designs import Design, design_scenes
-from .shape import CONTINUOUS, MIN_SECONDS, Need, Shape, Task
+from .shape import CONTINUOUS, GAP_SECONDS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
 CLOSED_ATTEMPTS = 20        # group draws that must close before stars are taken
-GAP_SECONDS = (0.6, 1.0)
 GAIN_DB = (-6.0, 0.0)
 LONGEST_FREE = 3.0          # the longest a sound whose length no atom tests gets (the bank's discrete cap)
 ROOM_PER_BLOCK = 1.0        # a block gets at least this much time, or an unmentioned sound goes inside another
@@ -99,7 +98,7 @@ def _layout(shape: Shape, events: int, parameters: tuple, clip_seconds: float) -
     for blocks in range(fillers, (fillers + 1) // 2 - 1, -1):     # each filler block hosts at most one more
         hosts = len(core) + blocks
         free = free_core + blocks
-        left = clip_seconds - MARGIN - sum(fixed) - (hosts - 1) * (shape.gap_seconds or GAP_SECONDS)[1]
+        left = clip_seconds - MARGIN - sum(fixed) - (hosts - 1) * shape.gap_seconds[1]
         if free == 0 and left >= 0:
             return Layout(events, blocks, fillers - blocks, 0.0)
         if free and left / free >= ROOM_PER_BLOCK:
@@ -494,8 +493,7 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
         at = int(rng.integers(len(blocks) + 1)) if shape.fillers_between else len(blocks) * int(rng.integers(2))
         blocks.insert(at, Block(slot(host), inner and slot(inner), float(rng.uniform())))
     named = frozenset(sounds[role].label for role in shape.relates)
-    return Scene(tuple(blocks), round(float(rng.uniform(*(shape.gap_seconds or GAP_SECONDS))), 3), float(rng.uniform()),
-                 named)
+    return Scene(tuple(blocks), round(float(rng.uniform(*shape.gap_seconds)), 3), float(rng.uniform()), named)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from .flips import absent_flips, keeps_places, merged
 from .members import subsets
 
 MIN_SECONDS = MIN_ACTIVE_SECONDS
+GAP_SECONDS = (0.6, 1.0)    # the silence between neighbouring blocks: over the relations' 0.5 s margins
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Shape:
     absent = 0                               # how many sounds must be absent: roles z, z2
     partners: tuple[str, ...] = ()           # unmentioned sounds the construction needs (e.g. an overlap's receiver)
     places: tuple[str, ...] = ()             # blocks that repeat another role's sound (`copies`: a count's occurrences)
-    gap_seconds: Optional[tuple[float, float]] = None   # the silence between neighbouring blocks; None: the planner's
+    gap_seconds: tuple[float, float] = GAP_SECONDS     # the silence between neighbouring blocks, drawn per scene
     needs: dict[str, Need] = {}              # roles' needs; unlisted roles: ANY
     fillers_between = True                   # unmentioned blocks may stand between the core blocks
     mirror_of = ""                           # a mirror (see overlap.Apart) is reported as the shape it mirrors

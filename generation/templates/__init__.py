@@ -2,9 +2,10 @@
 
 A style maps every query shape (see generation/tasks) to plain format strings over the shape's roles:
 {a} {b} {c} (the sounds it relates, in temporal order where order is tested), {z} {z2} (sounds that must
-be absent) and {n} (seconds; a count, said as a person says it with {n:times}). Phrases carry their article ("a dog barking", "rain"), so a template never
-adds one; a sound a template names again `render` makes definite ("... after the dog barking"). Where a shape tests order or length, each ordered pair (x before y, x longer than y) is named x
-first in exactly half of its templates, and all the related sounds in temporal order in at most 1 / (order
+be absent) and {n} (seconds; a count, said as a person says it with {n:times}). Phrases carry their article
+("a dog barking", "rain"), so a template never adds one; a sound a template names again `render` makes definite
+("... after the dog barking"). Where a shape tests order or length, each ordered pair (x before y, x longer than
+y) is named x first in exactly half of its templates, and all the related sounds in temporal order in at most 1 / (order
 flips + 1) of them: a rule reading the order the words name the sounds in then does no better than
 recognising the sounds, in either direction (see docs/design.md).
 To add a style: write a module with a TEMPLATES dict like natural.py and add it to STYLES.
