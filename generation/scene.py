@@ -108,6 +108,14 @@ class Scene:
                                                     continuous=new.continuous)
         return self._map(trade)
 
+    def with_sound_everywhere(self, role: str, sound) -> "Scene":
+        """`sound` (an AtomicSound that fits) in every slot playing `role`'s sound (all its occurrences: a count's
+        partner replaced); each place keeps its time, length and gain."""
+        old = self.slot(role)
+        return self._map(lambda slot: replace(slot, label=sound.label, source_id=sound.source_id,
+                                              continuous=sound.kind == "continuous")
+                         if (slot.label, slot.source_id) == (old.label, old.source_id) else slot)
+
     def with_sound(self, role: str, sound, seconds: Optional[float] = None) -> "Scene":
         """`sound` (an AtomicSound that fits) in the slot `role`: place and gain kept, and length (or `seconds`)."""
         return self._map(lambda slot: replace(slot, label=sound.label, source_id=sound.source_id,

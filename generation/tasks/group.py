@@ -169,6 +169,9 @@ def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], r
         free = held or ([role] if role in kind else [r for r in kind if r in shape.partners] or kind)
         if free:
             place = scene.slot(free[rng.integers(len(free))])
+            if shape.places:        # a sound played in several blocks (a count's partner): replaced in all
+                scene = scene.with_sound_everywhere(place.role, replaced)
+                continue
             seconds = place.seconds if replaced.kind == "continuous" else \
                 _shared_seconds(replaced, excluded, _drawn_seconds(scene, place.role, replaced, room, rng))
             scene = scene.with_sound(place.role, replaced, seconds)

@@ -197,6 +197,11 @@ TEMPLATES = {
         "{a} sounding {n:times}",
         "{a} {n:times} in the clip",
     ),
+    "times-absent": (
+        "{a}, heard {n:times}, and no sign of {z} anywhere in the clip",
+        "no trace of {z} anywhere, but {a} sounding {n:times}",
+        "{a} {n:times}, and no trace of {z} anywhere in the clip",
+    ),
     "more-often": (
         "{a} heard more often than {b}",
         "{b} heard less often than {a}",

@@ -181,6 +181,11 @@ TEMPLATES = _requests({
         "that contains {a} {n:times}",
         "with {a} sounding {n:times}",
     ),
+    "times-absent": (
+        "with {a} heard {n:times}, and no trace of {z} anywhere in the clip",
+        "that contains {a} {n:times}, but does not contain {z}",
+        "without {z}, with {a} sounding {n:times}",
+    ),
     "more-often": (
         "with {a} heard more often than {b}",
         "with {b} heard fewer times than {a}",

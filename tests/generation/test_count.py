@@ -41,19 +41,27 @@ def test_two_events_closer_than_a_sounds_own_pauses_are_one_occurrence():
 
 
 def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_off(bank):
-    """Each hard negative is one occurrence more or fewer (same sounds), the comparison flipped, or one named
-    count moved by one; every clip's occurrences are counted apart, so each count is certain."""
-    shapes, counts = Counter(), Counter()
+    """Each hard negative misses one atom: one occurrence more or fewer (same sounds), the comparison flipped, one
+    named count moved by one, or the excluded sound put in every block of the partner (as often as the partner was
+    heard, the named count kept); every clip's occurrences are counted apart, so each count is certain."""
+    shapes, counts, excluded = Counter(), Counter(), Counter()
     for plan in count_plans(bank, 90):
         clips = {c.clip_id: c.events for c in plan.candidates}
         assert relevant(plan.atoms, clips[plan.positive]) is YES
         assert all(relevant(plan.atoms, events) is NO for cid, events in clips.items() if cid != plan.positive)
-        (atom,) = plan.atoms
+        atom = plan.atoms[0]
         shapes[plan.shape] += 1
         positive = occurrences(clips[plan.positive])
         for clip_id in plan.hard_negatives:
             negative = occurrences(clips[clip_id])
-            if atom.relation == "times":
+            (missed,) = [a for a in plan.atoms if relevant([a], clips[clip_id]) is NO]
+            if missed.relation == "absent":                                 # the partner's blocks all the excluded
+                (label,) = missed.labels                                    # sound's, the named count kept
+                (partner,) = set(positive) - set(negative)
+                assert len(negative[label]) == len(positive[partner]) and set(negative) - set(positive) == {label}
+                assert count_range(negative[atom.labels[0]]) == count_range(positive[atom.labels[0]])
+                excluded[len(negative[label])] += 1
+            elif atom.relation == "times":
                 (label, n) = atom.args
                 assert sorted(negative) == sorted(positive)                     # the same sounds
                 assert abs(count_range(negative[label])[0] - int(n)) == 1   # one occurrence more or fewer
@@ -70,8 +78,8 @@ def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_of
             for found in occurrences(events).values():
                 fewest, most = count_range(found)
                 assert fewest == most == len(found)
-    assert set(shapes) == {"times", "more-often", "as-often"}
-    assert {n for n, _ in counts} == {1, 2, 3}
+    assert set(shapes) == {"times", "more-often", "as-often", "times-absent"}
+    assert {n for n, _ in counts} == {1, 2, 3} and set(excluded) > {1, 2}
 
 
 def test_a_count_pair_is_the_positives_either_way_alike(bank):
