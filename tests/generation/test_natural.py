@@ -99,6 +99,7 @@ def test_the_card_and_record_say_what_a_natural_build_is(natural):
     assert 0 <= summary["ambiguous_pairs"] < summary["pairs"]
     card = (natural / "README.md").read_text()
     assert "A natural split" in card and "minimal pairs (`hard_negatives`) per query" in card and "CC0-1.0" in card
+    assert "The opt-in `count` task is not built from natural recordings: their annotations do not say" in card
     assert summary["recordings"] == 60 and summary["balanced_from"] == BALANCED_RECORDINGS
     assert f"built from 60 annotated recordings. **That is fewer than the {BALANCED_RECORDINGS:,} a split" in card
 
