@@ -80,7 +80,7 @@ class TimesAbsent(Times):
     """times(a, N) and absent(z): "a struck bell, heard twice, and no drum hit" (count with negation). The excluded
     sound's hard negative plays it in every block of the partner (`_put_in`), so it is heard 4 - N times, counts
     spread as N's are: heard once beside a named sound heard several times, a rule that counts the named sounds'
-    occurrences told which of the two is excluded without the words (relation-blind found 46 % of the positives
+    occurrences told which of the two is excluded without the words (such a rule found 46 % of the positives
     against its 20 % tie). The two hard negatives combine into a square (`closure`)."""
 
     name = "times-absent"
