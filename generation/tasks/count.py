@@ -97,6 +97,31 @@ class TimesAbsent(Times):
         return [counted, excluded, _put_in(counted, absent["z"])]
 
 
+class TimesBefore(Times):
+    """times(a, N) and before(a, b): "a struck bell, heard twice, then a drum hit" (count with order). b plays after
+    every counted block; the order's hard negative trades the sounds of a's own block and b's (a heard as often,
+    one of its occurrences now after b), the count's replays the last place as in `Times`, before b either way: the
+    two touch different blocks and combine into a square (`closure`). Named in either order by the templates, as
+    `order.Before` is."""
+
+    name = "times-before"
+    relates = ("a", "b")
+
+    def atoms(self, w):
+        return super().atoms(w) + [Atom("before", (w["a"], w["b"]))]
+
+    def layout(self, rng, seconds):
+        counted = [role for role in self.roles if role != "b"]
+        return [(str(role), None) for role in rng.permutation(counted)] + [("b", None)]
+
+    def flips(self, scene, rng, absent):
+        return super().flips(scene, rng, absent) + [scene.swap_sounds("a", "b")]
+
+    def closure(self, scene, flips, rng, absent):
+        counted, ordered = flips
+        return [counted, ordered, counted.swap_sounds("a", "b")]
+
+
 def _put_in(scene, sound):
     """`sound` in every block of the sound it replaces (`Scene.replaces`; the partner's where the scene says none)."""
     replaced = dict(scene.replaces).get(sound.label)
@@ -174,4 +199,5 @@ def _replay_last(scene):
 
 
 TASK = Task("count", "how many separate times a sound is heard, or how the counts of two sounds compare",
-            (Times(), MoreOften(), AsOften(), DifferentOften(), TimesAbsent()), opt_in=True)
+            (Times(), MoreOften(), AsOften(), DifferentOften(), TimesAbsent(), TimesBefore()),
+            opt_in=True)

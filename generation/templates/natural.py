@@ -202,6 +202,14 @@ TEMPLATES = {
         "no trace of {z} anywhere, but {a} sounding {n:times}",
         "{a} {n:times}, and no trace of {z} anywhere in the clip",
     ),
+    "times-before": (
+        "{a}, heard {n:times}, then {b}",
+        "{a} {n:times}, and later {b}",
+        "{a} sounding {n:times}, and afterwards {b}",
+        "{b}, after {a} heard {n:times}",
+        "{b}, with {a} heard {n:times} earlier",
+        "{b}, some time after {a} sounding {n:times}",
+    ),
     "more-often": (
         "{a} heard more often than {b}",
         "{b} heard less often than {a}",

@@ -186,6 +186,12 @@ TEMPLATES = _requests({
         "that contains {a} {n:times}, but does not contain {z}",
         "without {z}, with {a} sounding {n:times}",
     ),
+    "times-before": (
+        "with {a} heard {n:times}, then {b}",
+        "with {a} {n:times}, and later {b}",
+        "with {b} after {a} heard {n:times}",
+        "with {b}, and {a} heard {n:times} earlier",
+    ),
     "more-often": (
         "with {a} heard more often than {b}",
         "with {b} heard fewer times than {a}",

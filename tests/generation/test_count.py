@@ -42,9 +42,10 @@ def test_two_events_closer_than_a_sounds_own_pauses_are_one_occurrence():
 
 def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_off(bank):
     """Each hard negative misses one atom: one occurrence more or fewer (same sounds), the comparison flipped, one
-    named count moved by one, or the excluded sound put in every block of the partner (as often as the partner was
-    heard, the named count kept); every clip's occurrences are counted apart, so each count is certain."""
-    shapes, counts, excluded = Counter(), Counter(), Counter()
+    named count moved by one, the excluded sound put in every block of the partner (as often as the partner was
+    heard, the named count kept), or an occurrence of the counted sound after the other (every count kept); every
+    clip's occurrences are counted apart, so each count is certain."""
+    shapes, counts, excluded, ordered = Counter(), Counter(), Counter(), 0
     for plan in count_plans(bank, 90):
         clips = {c.clip_id: c.events for c in plan.candidates}
         assert relevant(plan.atoms, clips[plan.positive]) is YES
@@ -61,6 +62,9 @@ def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_of
                 assert len(negative[label]) == len(positive[partner]) and set(negative) - set(positive) == {label}
                 assert count_range(negative[atom.labels[0]]) == count_range(positive[atom.labels[0]])
                 excluded[len(negative[label])] += 1
+            elif missed.relation == "before":                              # the order flipped: a's block and
+                assert {k: len(v) for k, v in negative.items()} == {k: len(v) for k, v in positive.items()}  # b's traded
+                ordered += 1
             elif atom.relation == "times":
                 (label, n) = atom.args
                 assert sorted(negative) == sorted(positive)                     # the same sounds
@@ -78,8 +82,8 @@ def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_of
             for found in occurrences(events).values():
                 fewest, most = count_range(found)
                 assert fewest == most == len(found)
-    assert set(shapes) == {"times", "more-often", "as-often", "times-absent"}
-    assert {n for n, _ in counts} == {1, 2, 3} and set(excluded) > {1, 2}
+    assert set(shapes) == {"times", "more-often", "as-often", "times-absent", "times-before"}
+    assert {n for n, _ in counts} == {1, 2, 3} and set(excluded) > {1, 2} and ordered
 
 
 def test_a_count_pair_is_the_positives_either_way_alike(bank):
