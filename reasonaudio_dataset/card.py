@@ -257,8 +257,8 @@ def benchmark_version(records: dict[str, dict]) -> str:
 # The rows of the card's task table for the opt-in tasks a build holds (the paper's five are always shown).
 OPT_IN_ROWS = {
     "count": "| `count` (opt-in) | how many separate times a sound is heard, or how two sounds' counts compare | "
-             "times(X, N), more_often(X, Y), as_often(X, Y), times(X, N) and absent(Z): occurrences parted by ≥ 1 s of "
-             "silence |",
+             "times(X, N), more_often(X, Y), as_often(X, Y), times(X, N) with absent(Z) or before(X, Y): occurrences "
+             "parted by ≥ 1 s of silence |",
 }
 
 

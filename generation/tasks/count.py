@@ -1,6 +1,6 @@
 """count (opt-in, `--tasks count`): how many separate times a sound is heard ("a struck bell, heard twice"), also
-beside a sound that must be absent, and how the counts of two compare (more often; as often, or a different number
-of times).
+beside a sound that must be absent or one that comes after, and how the counts of two compare (more often; as often,
+or a different number of times).
 
 A counted sound plays in several blocks of one scene, each an occurrence: blocks are parted by at least
 COUNT_GAP[0] of silence of that sound, beyond the relation's 1 s margin (`relations.COUNT_APART`). Every clip of
