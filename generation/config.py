@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from reasonaudio.core.relations import UNCOUNTED_ANNOTATIONS
+from reasonaudio.core.relations import WHY_NATURAL_BUILDS_DO_NOT_COUNT
 from reasonaudio_dataset.folders import folder_source, record_files
 
 from .acoustics import CLEAN, Condition, ConditionError, load_condition, presets
@@ -125,8 +125,8 @@ class GenerateConfig:
         if natural and [c.name for c in getattr(self, "conditions", [])] not in ([CLEAN], []):
             problems.append("a natural build (a strong-label source) takes --acoustics clean only: its recordings "
                             "are published as recorded")
-        problems += [f"task {task!r} is not built from natural recordings: {UNCOUNTED_ANNOTATIONS} (build it from "
-                     "a bank of sounds)"
+        problems += [f"task {task!r} is not built from natural recordings: {WHY_NATURAL_BUILDS_DO_NOT_COUNT}; "
+                     "build it from a bank of sounds"
                      for task in self.tasks if natural and task in TASKS and TASKS[task].repeats]
         if problems:
             raise ValueError("; ".join(problems))

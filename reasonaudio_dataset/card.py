@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.splits import SplitDict, SplitInfo
 from huggingface_hub import DatasetCard, DatasetCardData
-from reasonaudio.core.relations import UNCOUNTED_ANNOTATIONS
+
+from reasonaudio.core.relations import WHY_NATURAL_BUILDS_DO_NOT_COUNT
 
 from .schema import CONFIGS, data_pattern, features
 from .folders import record_files
@@ -208,7 +209,7 @@ def _natural(record: dict) -> str:
             "holding the sound for about M: at the default 0.2 s none is for 10 s clips (2 s has no yes window), "
             "and a natural split then states no `lasts` (the N of a fixed set, only 5 and 8 s statable, was itself "
             "the answer). The opt-in `count` task is not built from natural recordings: "
-            f"{UNCOUNTED_ANNOTATIONS}."
+            f"{WHY_NATURAL_BUILDS_DO_NOT_COUNT}."
             + pool +
             "\n\n| task/shape | queries | negatives failing one atom, per query | minimal pairs (`hard_negatives`) "
             f"per query | ambiguous clips per query |\n|---|---:|---:|---:|---:|\n{rows}\n\n")
@@ -257,8 +258,8 @@ def benchmark_version(records: dict[str, dict]) -> str:
 # The rows of the card's task table for the opt-in tasks a build holds (the paper's five are always shown).
 OPT_IN_ROWS = {
     "count": "| `count` (opt-in) | how many separate times a sound is heard, or how two sounds' counts compare | "
-             "times(X, N), more_often(X, Y), as_often(X, Y), times(X, N) with absent(Z) or before(X, Y): occurrences "
-             "parted by ≥ 1 s of silence |",
+             "times(X, N), more_often(X, Y), as_often(X, Y), differs_often(X, Y), times(X, N) with absent(Z) or "
+             "before(X, Y): occurrences parted by ≥ 1 s of silence |",
 }
 
 

@@ -4,11 +4,12 @@ or a different number of times).
 
 A counted sound plays in several blocks of one scene, each an occurrence: blocks are parted by at least
 COUNT_GAP[0] of silence of that sound, beyond the relation's 1 s margin (`relations.COUNT_APART`). Every clip of
-a shape holds as many counted blocks (COUNT_BLOCKS with one named sound, one more with two), the named sounds' and
-an unmentioned partner's (`w`), so the number of events says nothing; a hard negative gives one block of the
-partner to a named sound or one of a named sound's to the partner (`times`, `as-often`), or trades the two
-compared sounds everywhere (`more-often`). Every version then keeps the positive's timeline, and only which sound
-plays a block changes.
+a shape holds as many counted blocks (COUNT_BLOCKS with one named sound, one more with two that play), the named
+sounds' and an unmentioned partner's (`w`), so the number of events says nothing; a hard negative gives one block
+of the partner to a named sound or one of a named sound's to the partner (`times`, `as-often`), trades the two
+compared sounds everywhere (`more-often`), plays an excluded sound in every block of the partner (`times-absent`)
+or trades the sounds of a counted block and the later sound's (`times-before`). Every version then keeps the
+positive's timeline, and only which sound plays a block changes.
 
 In `times` a pair of counts (k, k + 1) is the positive's and its hard negative's (N = k, one more) exactly as
 often as (N = k + 1, one fewer), dealt from the split's decks: a rule that counts the named sound but does not
@@ -78,10 +79,10 @@ class Times(_Counted):
 
 class TimesAbsent(Times):
     """times(a, N) and absent(z): "a struck bell, heard twice, and no drum hit" (count with negation). The excluded
-    sound's hard negative plays it in every block of the partner (`_put_in`), so it is heard 4 - N times, counts
-    spread as N's are: heard once beside a named sound heard several times, a rule that counts the named sounds'
-    occurrences told which of the two is excluded without the words (such a rule found 46 % of the positives
-    against its 20 % tie). The two hard negatives combine into a square (`closure`)."""
+    sound's hard negative plays it in every block of the partner (`_excluded_as_partner`), so it is heard 4 - N
+    times, counts spread as N's are. (Put in once, beside a named sound heard several times, it was told from the
+    counted one without the words: a rule that counts the named sounds' occurrences found 46 % of the positives
+    against its 20 % tie.) The two hard negatives combine into a square (`closure`)."""
 
     name = "times-absent"
     absent = 1
@@ -90,19 +91,20 @@ class TimesAbsent(Times):
         return super().atoms(w) + [Atom("absent", (w["z"],))]
 
     def flips(self, scene, rng, absent):
-        return super().flips(scene, rng, absent) + [_put_in(scene, absent["z"])]
+        excluded = _excluded_as_partner(scene, absent["z"])
+        return super().flips(scene, rng, absent) + ([excluded] if excluded else [])
 
     def closure(self, scene, flips, rng, absent):
         counted, excluded = flips
-        return [counted, excluded, _put_in(counted, absent["z"])]
+        return [counted, excluded, _excluded_as_partner(counted, absent["z"])]
 
 
 class TimesBefore(Times):
     """times(a, N) and before(a, b): "a struck bell, heard twice, then a drum hit" (count with order). b plays after
-    every counted block; the order's hard negative trades the sounds of a's own block and b's (a heard as often,
-    one of its occurrences now after b), the count's replays the last place as in `Times`, before b either way: the
-    two touch different blocks and combine into a square (`closure`). Named in either order by the templates, as
-    `order.Before` is."""
+    the blocks of a and of the partner; the order's hard negative trades the sounds of a's own block and b's (a
+    heard as often, one of its occurrences now after b), the count's replays the last place as in `Times`, before b
+    either way: the two touch different blocks and combine into a square (`closure`). Named in either order by the
+    templates, as `order.Before` is."""
 
     name = "times-before"
     relates = ("a", "b")
@@ -122,11 +124,13 @@ class TimesBefore(Times):
         return [counted, ordered, counted.swap_sounds("a", "b")]
 
 
-def _put_in(scene, sound):
-    """`sound` in every block of the sound it replaces (`Scene.replaces`; the partner's where the scene says none)."""
-    replaced = dict(scene.replaces).get(sound.label)
-    role = next((slot.role for slot in scene.slots() if slot.label == replaced), "w")
-    return scene.with_sound_everywhere(role, sound)
+def _excluded_as_partner(scene, sound):
+    """`sound` in every block of the partner; None where the sound it replaces in the group (`Scene.replaces`) is
+    not the partner's but a filler's (put in there, it would be heard once: the cue `TimesAbsent` removes)."""
+    partner = scene.slot("w")
+    if dict(scene.replaces).get(sound.label, partner.label) != partner.label:
+        return None
+    return scene.with_sound_everywhere("w", sound)
 
 
 class MoreOften(_Counted):

@@ -156,7 +156,8 @@ def _with_replaced(scene: Scene, shape: Shape, shared: list, places: set[str], r
     (`Scene.replaces`), so that the hard negative puts the excluded sound there. The put-ins then sit alike in
     every member (left out, the members would hold the excluded sound more often than the one it replaces, and the
     positive's sounds would be the group's least shared, which a listwise ranker finds). A discrete one's
-    place gets a length drawn as the positive's member drew it (`_shared_seconds`)."""
+    place gets a length drawn as the positive's member drew it (`_shared_seconds`); a sound played in several blocks
+    (a count's partner) is replaced in all of them, each block keeping its length."""
     taken = scene.named | {sound.label for excluded, replaced, _ in shared for sound in (excluded, replaced)}
     for excluded, replaced, role in shared:
         kind = [slot.role for slot in scene.slots() if slot.role in places

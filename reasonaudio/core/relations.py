@@ -26,9 +26,9 @@ COUNT_APART = 1.0        # times(X, N): two occurrences of X are two when >= 1 s
 COUNT_JOINED = 0.4       # ... and one when under 0.4 s does, as inside one sound of the bank (its pauses are shorter)
 MAX_TOLERANCE = 1.0      # the largest annotation tolerance an atom may carry (seconds)
 # Why counting is left out of natural builds (said by the generator's refusal and by a natural split's card).
-UNCOUNTED_ANNOTATIONS = ("their annotations do not say whether a sound's repeats are occurrences a listener counts "
-                         "apart (one annotated event may hold several barks, and same-class events parted by a short "
-                         "gap are merged into one)")
+WHY_NATURAL_BUILDS_DO_NOT_COUNT = (
+    "their annotations do not say whether a sound's repeats are occurrences a listener counts apart (one annotated "
+    "event may hold several barks, and same-class events parted by a short gap are merged into one)")
 
 
 class Relevance(enum.Enum):

@@ -1,6 +1,7 @@
 """The opt-in count task: occurrences a listener counts apart, hard negatives one occurrence off (or the comparison
 flipped), counts that give nothing away without the number asked, and builds that validate."""
 import json
+from dataclasses import replace
 from collections import Counter
 
 import numpy as np
@@ -13,6 +14,7 @@ from reasonaudio.core.relations import COUNT_APART, COUNT_JOINED, NO, YES, Event
 from reasonaudio import GenerateConfig
 from reasonaudio.generation.bank import MAX_SILENCE_SECONDS, build_bank
 from reasonaudio.generation.render import heard_apart
+from reasonaudio.generation.scene import Block, Scene, Slot
 from reasonaudio.generation.tasks import DEFAULT_TASKS, TASKS, Planning, Quotas, plan_group
 from reasonaudio.generation.templates import render, templates
 from reasonaudio.generation.validate import validate
@@ -40,7 +42,7 @@ def test_two_events_closer_than_a_sounds_own_pauses_are_one_occurrence():
     assert COUNT_JOINED == MAX_SILENCE_SECONDS < COUNT_APART
 
 
-def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_off(bank):
+def test_every_count_group_has_one_positive_and_hard_negatives_that_miss_one_atom(bank):
     """Each hard negative misses one atom: one occurrence more or fewer (same sounds), the comparison flipped, one
     named count moved by one, the excluded sound put in every block of the partner (as often as the partner was
     heard, the named count kept), or an occurrence of the counted sound after the other (every count kept); every
@@ -62,8 +64,8 @@ def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_of
                 assert len(negative[label]) == len(positive[partner]) and set(negative) - set(positive) == {label}
                 assert count_range(negative[atom.labels[0]]) == count_range(positive[atom.labels[0]])
                 excluded[len(negative[label])] += 1
-            elif missed.relation == "before":                              # the order flipped: a's block and
-                assert {k: len(v) for k, v in negative.items()} == {k: len(v) for k, v in positive.items()}  # b's traded
+            elif missed.relation == "before":           # the order flipped (a's block and b's traded): every count kept
+                assert {k: len(v) for k, v in negative.items()} == {k: len(v) for k, v in positive.items()}
                 ordered += 1
             elif atom.relation == "times":
                 (label, n) = atom.args
@@ -84,6 +86,23 @@ def test_every_count_group_has_one_positive_and_hard_negatives_one_occurrence_of
                 assert fewest == most == len(found)
     assert set(shapes) == {"times", "more-often", "as-often", "times-absent", "times-before"}
     assert {n for n, _ in counts} == {1, 2, 3} and set(excluded) > {1, 2} and ordered
+
+
+def test_an_excluded_sound_takes_every_block_of_the_partner_or_no_place(bank):
+    """`times-absent` puts the excluded sound in all the partner's blocks; where the group has it replace a filler's
+    sound instead, the shape makes no hard negative (the member is drawn again): put in once, beside a sound heard
+    several times, the excluded one is told by its count."""
+    shape = next(s for s in TASKS["count"].shapes if s.name == "times-absent")
+    roles = (("a", "bell"), ("w", "drum"), ("p1", "drum"), ("p2", "bell"), ("f", "click"))
+    scene = Scene(tuple(Block(Slot(role, label, f"{label}/0", 0.5, 0.0, False)) for role, label in roles), 1.2, 0.5)
+    knock = next(s for s in bank.sounds if s.kind == "discrete" and s.seconds >= 0.6)
+    absent = {"z": knock}
+    params = {"n": "2", "other": "1"}
+    assert shape.copies(params)["p2"] == "a"            # the scene above is this case: the last place plays a
+    for replaced, heard in (("drum", 2), ("click", None)):
+        flips = shape.flips(replace(scene, replaces=((knock.label, replaced),)), np.random.default_rng(0), absent)
+        put_in = [sum(slot.label == knock.label for slot in flip.slots()) for flip in flips[1:]]
+        assert put_in == ([heard] if heard else [])
 
 
 def test_a_count_pair_is_the_positives_either_way_alike(bank):
