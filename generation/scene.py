@@ -85,16 +85,14 @@ class Scene:
         def trade(slot: Slot) -> Slot:
             if slot.role not in sounds:
                 return slot
-            other = sounds[second if slot.role == first else first]
-            return replace(slot, label=other.label, source_id=other.source_id, continuous=other.continuous)
+            return _playing(slot, sounds[second if slot.role == first else first])
         return self._map(trade)
 
     def with_sound_of(self, role: str, other: str) -> "Scene":
         """The slot `role` plays the sound of the slot `other` (an occurrence of it more, of its own one fewer):
         place, length and gain kept."""
         sound = self.slot(other)
-        return self._map(lambda slot: replace(slot, label=sound.label, source_id=sound.source_id,
-                                              continuous=sound.continuous) if slot.role == role else slot)
+        return self._map(lambda slot: _playing(slot, sound) if slot.role == role else slot)
 
     def trade_sounds(self, first: str, second: str) -> "Scene":
         """Every slot playing `first`'s sound plays `second`'s, and the other way round (all their occurrences
@@ -104,8 +102,7 @@ class Scene:
 
         def trade(slot: Slot) -> Slot:
             new = sounds.get((slot.label, slot.source_id))
-            return slot if new is None else replace(slot, label=new.label, source_id=new.source_id,
-                                                    continuous=new.continuous)
+            return slot if new is None else _playing(slot, new)
         return self._map(trade)
 
     def with_sound_everywhere(self, role: str, sound) -> "Scene":
@@ -145,3 +142,8 @@ class Scene:
             (Event(slot.label, slot.source_id, round(start, 3), round(start + slot.seconds, 3), slot.gain_db)
              for slot, start in times),
             key=lambda event: (event.onset, event.label)))
+
+
+def _playing(slot: Slot, other: Slot) -> Slot:
+    """`slot` playing `other`'s sound: its place, length and gain kept."""
+    return replace(slot, label=other.label, source_id=other.source_id, continuous=other.continuous)

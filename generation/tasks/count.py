@@ -77,12 +77,29 @@ class Times(_Counted):
         return [scene.with_sound_of(last, "w" if named else "a")]
 
 
-class TimesAbsent(Times):
+class _TimesAnd(Times):
+    """times(a, N) and one atom more, whose hard negative (`other_flip`) changes blocks the count's leaves alone: the
+    two combine into a square, the count's flip first."""
+
+    def other_flip(self, scene, absent):
+        """The other atom's hard negative of `scene`, or None where it cannot be made."""
+        raise NotImplementedError
+
+    def flips(self, scene, rng, absent):
+        other = self.other_flip(scene, absent)
+        return super().flips(scene, rng, absent) + ([other] if other else [])
+
+    def closure(self, scene, flips, rng, absent):
+        counted, other = flips
+        return [counted, other, self.other_flip(counted, absent)]
+
+
+class TimesAbsent(_TimesAnd):
     """times(a, N) and absent(z): "a struck bell, heard twice, and no drum hit" (count with negation). The excluded
     sound's hard negative plays it in every block of the partner (`_excluded_as_partner`), so it is heard 4 - N
     times, counts spread as N's are. (Put in once, beside a named sound heard several times, it was told from the
     counted one without the words: a rule that counts the named sounds' occurrences found 46 % of the positives
-    against its 20 % tie.) The two hard negatives combine into a square (`closure`)."""
+    against its 20 % tie.)"""
 
     name = "times-absent"
     absent = 1
@@ -90,21 +107,15 @@ class TimesAbsent(Times):
     def atoms(self, w):
         return super().atoms(w) + [Atom("absent", (w["z"],))]
 
-    def flips(self, scene, rng, absent):
-        excluded = _excluded_as_partner(scene, absent["z"])
-        return super().flips(scene, rng, absent) + ([excluded] if excluded else [])
-
-    def closure(self, scene, flips, rng, absent):
-        counted, excluded = flips
-        return [counted, excluded, _excluded_as_partner(counted, absent["z"])]
+    def other_flip(self, scene, absent):
+        return _excluded_as_partner(scene, absent["z"])
 
 
-class TimesBefore(Times):
+class TimesBefore(_TimesAnd):
     """times(a, N) and before(a, b): "a struck bell, heard twice, then a drum hit" (count with order). b plays after
     the blocks of a and of the partner; the order's hard negative trades the sounds of a's own block and b's (a
     heard as often, one of its occurrences now after b), the count's replays the last place as in `Times`, before b
-    either way: the two touch different blocks and combine into a square (`closure`). Named in either order by the
-    templates, as `order.Before` is."""
+    either way. Named in either order by the templates, as `order.Before` is."""
 
     name = "times-before"
     relates = ("a", "b")
@@ -116,12 +127,8 @@ class TimesBefore(Times):
         counted = [role for role in self.roles if role != "b"]
         return [(str(role), None) for role in rng.permutation(counted)] + [("b", None)]
 
-    def flips(self, scene, rng, absent):
-        return super().flips(scene, rng, absent) + [scene.swap_sounds("a", "b")]
-
-    def closure(self, scene, flips, rng, absent):
-        counted, ordered = flips
-        return [counted, ordered, counted.swap_sounds("a", "b")]
+    def other_flip(self, scene, absent):
+        return scene.swap_sounds("a", "b")
 
 
 def _excluded_as_partner(scene, sound):

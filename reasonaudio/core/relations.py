@@ -191,7 +191,6 @@ def _lasts(x: Event, seconds: str, slack: int = 0) -> Relevance:
     return _clear(error + 2 * slack <= yes, error - 2 * slack >= no)
 
 
-
 def count_range(events: Sequence[Event], slack: int = 0) -> tuple[int, int]:
     """How many occurrences of one class `events` hold, at fewest and at most: events parted by a pause of at
     least COUNT_APART (less 2 x `slack`, an annotation's tolerance) are separate occurrences, events closer than
