@@ -8,11 +8,13 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import reasonaudio
 from reasonaudio.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,6 +108,47 @@ def test_the_python_quickstart_scores_a_tiny_build(small_corpus, capsys):
     average = ast.literal_eval(capsys.readouterr().out.strip().splitlines()[-1])
     assert set(average) == {"accuracy", "mrr", "hard_negative_pairwise"}
     assert 0 <= average["accuracy"] <= 1 and 0 <= average["hard_negative_pairwise"] <= 1
+
+
+def _foreign_demo_cached(where: Path, cache: Path, environment: dict) -> None:
+    """Another build named "demo" (3 queries) loaded once with plain `datasets` from `where`, so that the cache
+    holds a stand-in that `datasets` falls back to for any "demo" it cannot find."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (where / "demo" / "queries").mkdir(parents=True)
+    pq.write_table(pa.table({"query_id": ["q0", "q1", "q2"], "text": ["a", "b", "c"]}),
+                   where / "demo" / "queries" / "test.parquet")
+    (where / "demo" / "README.md").write_text("---\nconfigs:\n- config_name: queries\n  data_files:\n  - split: test\n"
+                                              "    path: queries/*.parquet\n---\n")
+    load = 'import datasets; print(len(datasets.load_dataset("demo", "queries", split="test")))'
+    done = subprocess.run([sys.executable, "-c", load], cwd=where, env=environment, capture_output=True, text=True)
+    assert done.stdout.split() == ["3"], done.stderr
+    assert any(cache.iterdir())
+
+
+@pytest.mark.slow
+def test_the_python_quickstart_never_scores_a_cached_build_of_the_same_name(small_corpus, tmp_path):
+    """Run from a folder without demo/, with a foreign "demo" in the datasets cache, the quickstart refuses in one
+    line before it loads anything; run beside the user's own demo/, it scores that one."""
+    import shutil
+
+    cache = tmp_path / "cache"
+    environment = {**os.environ, "HF_DATASETS_CACHE": str(cache), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    _foreign_demo_cached(tmp_path / "elsewhere", cache, environment)
+    code = block_with("python", "metric.compute(similarity=").replace('"./reasonaudio_metric"',
+                                                                       repr(str(ROOT / "reasonaudio_metric")))
+    code += "\nprint('queries', len(queries))\n"
+    (tmp_path / "empty").mkdir()
+    refused = subprocess.run([sys.executable, "-c", code], cwd=tmp_path / "empty", env=environment,
+                             capture_output=True, text=True)
+    assert refused.returncode == 1 and "queries" not in refused.stdout
+    assert "cached" not in refused.stderr and refused.stderr.strip().splitlines()[-1].startswith("ValueError: demo: ")
+    shutil.copytree(small_corpus, tmp_path / "mine" / "demo")
+    scored = subprocess.run([sys.executable, "-c", code], cwd=tmp_path / "mine", env=environment,
+                            capture_output=True, text=True)
+    queries = len(reasonaudio.load_reasonaudio(str(small_corpus)).queries)
+    assert scored.returncode == 0 and scored.stdout.split()[-2:] == ["queries", str(queries)], scored.stderr
 
 
 def run_commands(lines: list[list[str]], folder: Path) -> None:
