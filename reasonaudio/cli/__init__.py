@@ -116,9 +116,17 @@ def demo_summary(out: str, record: dict, results: dict, runs: str) -> str:
     ]) + "\n"
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a bad argument refused in one line (exit 2) as every other bad input is, instead of the whole
+    usage block above the one line that matters; `--help` still shows everything. Subcommands' parsers inherit it."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists the options)\n")
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
     """The parser and each subcommand's runner."""
-    parser = argparse.ArgumentParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = OneLineParser(prog="reasonaudio", formatter_class=argparse.RawDescriptionHelpFormatter,
                                      description="ReasonAudio: a benchmark for reasoning in text-to-audio retrieval.",
                                      epilog=EXAMPLES)
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an error (default: off)")

@@ -9,49 +9,34 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reasonaudio.core.spec import parse_spec
+from importlib import import_module
 
-from . import clap, detector, dual, small
 from .files import DAMAGED_MODEL, read_json, write_json
+from .kinds import MODULES, check_model_spec
 
 MODEL_FILE = "reasonaudio_model.json"
-MAX_ADAPTER_LAYERS = 12   # the dual encoder's trainable layers over its frozen states (MiniLM itself has 6)
-KINDS = {"small": small.SmallAudioText, "clap": clap.TrainableClap, "detector": detector.Detector,
-         "dual": dual.DualEncoder}
+KINDS = {kind: getattr(import_module(f"{__package__}.{module}"), name) for kind, (module, name) in MODULES.items()}
 
 
 def create(spec: str, texts: list[str], labels: list[str] = (), device: str = "cpu"):
     """A model to train: `small` (new; its vocabulary from the train split's `texts`, an event head over
     `labels` when given; `small:?dropout=P`, the text transformer's), `detector` (new, over the train split's sound
-    classes `labels`),
-    `dual:DETECTOR_DIR[?adapter_layers=N]` (new, hearing through that trained detector) or `clap:PATH_OR_ID`."""
-    kind, location, options = parse_spec(spec)
-    if set(options) - {"dual": {"adapter_layers"}, "small": {"dropout"}}.get(kind, set()):
-        raise ValueError(f"--model {spec!r}: unknown options {sorted(options)}; dual takes ?adapter_layers=N, small takes "
-                         "small:?dropout=P")
-    if kind == "dual" and location:
-        layers = options.get("adapter_layers", str(dual.DualConfig.adapter_layers))
-        if not layers.isdigit() or int(layers) > MAX_ADAPTER_LAYERS:
-            raise ValueError(f"--model {spec!r}: adapter_layers must be a whole number from 0 to {MAX_ADAPTER_LAYERS}, got {layers!r}")
+    classes `labels`), `dual:DETECTOR_DIR[?adapter_layers=N]` (new, hearing through that trained detector) or
+    `clap:PATH_OR_ID`; the spec is checked by `kinds.check_model_spec`."""
+    kind, location, options = check_model_spec(spec)
+    if kind == "dual":
         hearing = load(location)
         if hearing.kind != "detector":
             raise ValueError(f"--model dual:{location}: that folder holds a {hearing.kind!r} model; the dual "
                              "encoder hears through a detector (reasonaudio train --model detector)")
-        return dual.DualEncoder.create(hearing, adapter_layers=int(layers)).to(device)
-    if kind == "small" and not location:
-        try:
-            dropout = float(options.get("dropout", small.SmallConfig.dropout))
-        except ValueError:
-            dropout = -1.0
-        if not 0 <= dropout < 1:
-            raise ValueError(f"--model {spec!r}: dropout must be a number in [0, 1)")
-        return small.SmallAudioText.create(texts, labels, dropout=dropout).to(device)
-    if kind == "detector" and not location:
-        return detector.Detector.create(labels).to(device)
-    if kind == "clap" and location:
-        return clap.TrainableClap.from_pretrained(location, device)
-    raise ValueError(f"unknown --model {spec!r}: use small, detector, dual:DETECTOR_DIR or clap:PATH_OR_ID "
-                     "(e.g. clap:laion/clap-htsat-unfused)")
+        layers = int(options.get("adapter_layers", KINDS["dual"].config_class.adapter_layers))
+        return KINDS["dual"].create(hearing, adapter_layers=layers).to(device)
+    if kind == "small":
+        dropout = float(options.get("dropout", KINDS["small"].config_class.dropout))
+        return KINDS["small"].create(texts, labels, dropout=dropout).to(device)
+    if kind == "detector":
+        return KINDS["detector"].create(labels).to(device)
+    return KINDS["clap"].from_pretrained(location, device)
 
 
 def save(model, folder: Path, record: dict) -> None:

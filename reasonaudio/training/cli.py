@@ -61,11 +61,17 @@ def add_commands(sub) -> dict:
 def run_train(args) -> int:
     import contextlib
     import os
+    import sys
 
+    from reasonaudio.models.kinds import check_model_spec
     from reasonaudio_dataset.folders import check_data, check_results_folder, held
 
-    check_data(args.data, ("train", "validation"))   # before torch and datasets load
+    check_model_spec(args.model)                      # the slips a user makes most, before torch and datasets load
+    check_data(args.data, ("train", "validation"))
     check_results_folder(args.out, args.data)         # before the lock creates it
+    if not args.quiet and int(os.environ.get("RANK", "0")) == 0:
+        print(f"train: {args.model} on the train split of {args.data}, {args.epochs} epochs, scored on its validation "
+              f"split after each; the best into {args.out}", file=sys.stderr, flush=True)
 
     # torch, imported on use: --help stays fast
     from reasonaudio.models.distributed import close_distributed, distributed

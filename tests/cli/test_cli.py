@@ -92,3 +92,33 @@ def test_evaluate_and_validate_say_what_they_do_first_and_evaluate_where_it_wrot
     assert main(["validate", str(small_corpus), "--quick"]) == 0
     said = capsys.readouterr()
     assert said.err.startswith(f"validate: {small_corpus}: every record, table and the card re-derived\n")
+
+
+@pytest.mark.parametrize("argv, named", [(["generate", "--out", "x", "--sample-rate", "16k"], "--sample-rate"),
+                                         (["evaluate", "--data", "x", "--out", "y"], "--model"),
+                                         (["generat"], "invalid choice")])
+def test_a_bad_argument_is_one_line_naming_it_not_the_usage_block(argv, named, capsys):
+    from reasonaudio.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(lines) == 1 and named in lines[0] and "--help" in lines[0]
+
+
+def test_a_mistyped_train_model_is_refused_before_torch_loads(training_splits, tmp_path):
+    code = ("import sys; from reasonaudio.cli import main; "
+            f"status = main(['train', '--data', {str(training_splits)!r}, '--out', {str(tmp_path / 'm')!r}, "
+            "'--model', 'smal']); print(status, 'torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["2", "False"] and "unknown --model 'smal'" in done.stderr
+
+
+def test_train_says_what_it_does_first(training_splits, tmp_path, capsys):
+    from reasonaudio.cli import main
+
+    out = tmp_path / "model"
+    assert main(["train", "--data", str(training_splits), "--out", str(out), "--lr", "5"]) == 2   # refused once begun
+    said = capsys.readouterr().err.splitlines()
+    assert said[0] == (f"train: small on the train split of {training_splits}, 5 epochs, scored on its validation split "
+                       f"after each; the best into {out}") and "--lr" in said[-1]
