@@ -1,11 +1,15 @@
 """Wall time of README's long commands, as a newcomer runs them: the demo, then the command-line quickstart,
-each command as README writes it (full size), in a fresh folder, one after another. README's times come from here.
+each command as README writes it (full size), in a fresh folder, one after another; with --tests, README's test
+command and its fast tier instead. README's times come from here, with the machine's load beside each: a time
+measured on an idle machine grows two- or threefold beside other work on 2 cores.
 
     python bench/readme_times.py [--workdir DIR] [--skip-demo] [--only WORD]
+    python bench/readme_times.py --tests
 
 The quickstart's `python:my_models:make_encoder` is README's own encoder block, saved as my_models.py. `--only`
 runs the commands holding WORD alone (after the ones they need: give a workdir where those were run). Prints a
-Markdown table: command, seconds, exit status. Takes about half an hour on a 2-core machine.
+Markdown table: command, seconds, exit status, and the 1-minute load average before the command (the other work on
+the machine) and after it (with the command's own). Takes about half an hour on a 2-core machine (--tests: 20 min).
 """
 from __future__ import annotations
 
@@ -37,7 +41,12 @@ def main() -> int:
     parser.add_argument("--workdir", help="folder to run in (default: a new temporary one, removed after)")
     parser.add_argument("--skip-demo", action="store_true", help="leave out `reasonaudio demo`")
     parser.add_argument("--only", help="time only the quickstart commands holding this word")
+    parser.add_argument("--tests", action="store_true",
+                        help="time README's test command (pytest -q) and its fast tier (-m 'not slow') in the checkout")
     args = parser.parse_args()
+    if args.tests:
+        return table([[sys.executable, "-m", "pytest", "-q", *tier] for tier in
+                      ([], ["-m", "not slow"])], ROOT)
     binary = Path(sys.executable).parent / "reasonaudio"
     work = Path(args.workdir or tempfile.mkdtemp(prefix="readme-times-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -48,12 +57,21 @@ def main() -> int:
     if not args.skip_demo:
         lines.insert(0, ["reasonaudio", "demo"])
     os.environ.setdefault("TQDM_DISABLE", "1")
-    print(f"in {work}, {os.cpu_count()} cores\n\n| command | seconds | exit |\n|---|---:|---:|", flush=True)
+    return table([[str(binary), *words[1:]] for words in lines], work)
+
+
+def table(lines: list[list[str]], folder: Path) -> int:
+    """Run each command in `folder`, one after another, printing its row as it ends; 1 if any failed."""
+    print(f"in {folder}, {os.cpu_count()} cores\n\n| command | seconds | exit | load before | load after |\n"
+          "|---|---:|---:|---:|---:|", flush=True)
     failed = 0
     for words in lines:
-        seconds, status = timed([str(binary), *words[1:]], work)
+        before = os.getloadavg()[0]
+        seconds, status = timed(words, folder)
         failed += status != 0
-        print(f"| `{shlex.join(words)}` | {seconds:.0f} | {status} |", flush=True)
+        shown = ["reasonaudio" if Path(words[0]).name == "reasonaudio" else "python", *words[1:]]
+        print(f"| `{shlex.join(shown)}` | {seconds:.0f} | {status} | {before:.1f} | {os.getloadavg()[0]:.1f} |",
+              flush=True)
     return 1 if failed else 0
 
 

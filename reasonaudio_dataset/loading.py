@@ -212,6 +212,8 @@ def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
         _check_files(Path(path_or_repo), table, split)
     logger, level = logging.getLogger("datasets"), logging.getLogger("datasets").level
     logger.setLevel(logging.CRITICAL)      # its errors come back as the exception, said once below
+    bars = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()       # its "Generating split" bar, once a table (dozens a demo), says nothing
     try:
         loaded = datasets.load_dataset(path_or_repo, table, split=split, cache_dir=str(cache) if cache else None)
     except datasets.exceptions.NonMatchingSplitsSizesError:     # same files, other rows: edited after generate
@@ -226,6 +228,8 @@ def load_table(path_or_repo: str, table: str, split: str) -> datasets.Dataset:
                          f"`reasonaudio validate {path_or_repo}` checks every file") from None
     finally:
         logger.setLevel(level)
+        if bars:
+            datasets.enable_progress_bars()
     if cache is not None:   # datasets' own fingerprint ignores the content too; what keys on it (map, filter,
         loaded._fingerprint = cache.name[:16]   # the metric's parsed tables) must see the new content
     return loaded

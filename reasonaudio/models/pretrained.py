@@ -23,10 +23,18 @@ def resolve_text_model(name: str) -> str:
 @contextmanager
 def loading_model(name: str):
     """A model that cannot be loaded (no such folder or Hub repository, or offline and not cached) as one
-    line naming it, instead of the loader's multi-line OSError."""
+    line naming it, instead of the loader's multi-line OSError; the loader's "Loading weights" bar (a local copy
+    loads in milliseconds) is left out."""
+    from transformers.utils import logging as transformers_logging
+
+    bars = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
     try:
         yield
     except OSError as error:
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         offline = " while HF_HUB_OFFLINE is set" if huggingface_hub.constants.HF_HUB_OFFLINE else ""
         raise ValueError(f"cannot load model {name}: not found, or cannot be fetched{offline} ({cause})") from None
+    finally:
+        if bars:
+            transformers_logging.enable_progress_bar()

@@ -305,3 +305,12 @@ def test_mteb_loads_the_folder_offline(small_corpus):
     assert sorted(data["queries"]["id"]) == sorted(queries["query_id"])
     for query in queries.select(range(3)):
         assert data["relevant_docs"][query["query_id"]][query["positive"]] == 1
+
+
+def test_loading_a_split_draws_no_progress_bar_of_datasets(small_corpus, tmp_path, monkeypatch, capfd):
+    """The tables are converted once and quickly: datasets' "Generating test split" bar, once a table (dozens in a
+    demo), would only bury what the command says."""
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "cache")   # converted anew
+    datasets.enable_progress_bars()
+    load_reasonaudio(str(small_corpus))
+    assert "Generating" not in capfd.readouterr().err and datasets.is_progress_bar_enabled()
