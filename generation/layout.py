@@ -15,7 +15,7 @@ from pathlib import Path
 from reasonaudio_dataset.card import CARD_RECORD, RECORDS, load_records, record_files
 from reasonaudio_dataset.certificate import CERTIFICATE
 from reasonaudio_dataset.schema import CONDITION_CONFIG, CONFIGS, check_data_file, is_config
-from reasonaudio_dataset.folders import check_no_file_above
+from reasonaudio_dataset.folders import CARD_PARTIAL, check_no_file_above, check_unlinked
 
 CARD = "README.md"
 CONFIG_NAME = "|".join(CONFIGS + (CONDITION_CONFIG.pattern.strip("^$"),))
@@ -61,7 +61,7 @@ def survey(out: Path) -> tuple[list[str], list[str]]:
     declared = declared_files(out)
     foreign, strays = [], []
     for entry in sorted(out.iterdir()):
-        if entry.name in (RECORDS, ".README.md.partial"):
+        if entry.name in (RECORDS, CARD_PARTIAL):
             continue
         if entry.name == CARD and not entry.is_dir():
             if not card_is_ours(out):
@@ -95,11 +95,8 @@ def check_output_folder(out: str | Path, force: bool = False) -> None:
     if out.exists() and not out.is_dir():
         raise ForeignFiles(f"{out} is a file, not a folder; choose another --out")
     check_no_file_above(out)
-    linked = sorted(entry.name for entry in out.iterdir() if entry.is_symlink() and (entry.name == RECORDS
-                    or is_config(entry.name))) if out.is_dir() else []
-    if linked:                                # written through, the build's files would land outside --out
-        raise ForeignFiles(f"{out}/{linked[0]} is a link: generate writes a build's folders only inside --out, "
-                           "never through a link; replace it with a folder or choose another --out")
+    if out.is_dir():
+        check_unlinked(out, tuple(sorted(entry.name for entry in out.iterdir() if is_config(entry.name))))
     foreign, strays = survey(out)
     if strays:
         raise ForeignFiles(f"{out} holds data files that no ReasonAudio record declares ({_listing(strays)}); "

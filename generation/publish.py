@@ -10,6 +10,7 @@ from pathlib import Path
 
 from reasonaudio_dataset.card import RECORDS, write_card
 from reasonaudio_dataset.certificate import read_certificate
+from reasonaudio_dataset.folders import check_unlinked
 
 from .layout import LEFTOVER, publishable_files
 from .validate import validate
@@ -56,6 +57,7 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, revision: s
     `require_certificate`, refuse a folder without a validity certificate (`baselines --certify`)."""
     check_repo_id(repo_id)
     folder = Path(folder)
+    check_unlinked(folder)      # the card is rewritten before the upload
     if require_certificate and read_certificate(folder) is None:
         raise NotPublishable(f"{folder} {UNCERTIFIED.format(folder=folder)}")
     problems = validate(folder, quick=dry_run, workers=2)  # a dry run skips the audio check

@@ -106,6 +106,36 @@ def check_no_file_above(out: Path) -> None:
         raise ValueError(f"--out {out}: {blocking} is a file, so no folder can be made inside it")
 
 
+CARD_PARTIAL = ".README.md.partial"    # the card half-written, then moved over README.md
+
+
+def check_unlinked(out: str | Path, folders: tuple[str, ...] = ()) -> None:
+    """Refuse, before any write, a link where a build's writers write inside the folder `out`: the records folder
+    or anything in it (the staging folder and what it holds, locks, half-written records), the half-written card,
+    or one of `folders` or anything in it. Written through, a build's files would land outside `out`.
+
+    Args:
+        out: the build's folder.
+        folders: its other entries written into (generate's table folders).
+
+    Raises:
+        ValueError: naming the first link found.
+    """
+    out = Path(out)
+    for top in (out / name for name in (RECORDS, CARD_PARTIAL, *folders)):
+        link = top if top.is_symlink() else next(_links_below(top), None)     # a linked top is never walked
+        if link is not None:
+            raise ValueError(f"{link} is a link: a build's files are written only inside its folder, never through "
+                             "a link (they would land outside it); remove the link or choose another folder")
+
+
+def _links_below(folder: Path):
+    """The links inside `folder`, in name order, none followed."""
+    for root, folders, files in os.walk(folder):
+        folders.sort()
+        yield from (path for path in (Path(root) / name for name in sorted(folders + files)) if path.is_symlink())
+
+
 LOCK = ".reasonaudio-lock"    # the file a run holds (flock) while it writes into a folder
 
 

@@ -153,11 +153,41 @@ def test_an_out_below_a_file_is_refused_before_planning(tmp_path, capsys):
     assert code == 2 and "afile is a file, so no folder can be made inside it" in err and len(err.splitlines()) == 1
 
 
-@pytest.mark.parametrize("name", ["corpus", ".reasonaudio"])
-def test_a_linked_build_folder_inside_out_is_refused_not_written_through(tmp_path, capsys, name):
+def link_inside(out: Path, name: str, elsewhere: Path) -> None:
+    """`out/name` made a link into the empty folder `elsewhere` (a lock's or a half-written file's to a file in it
+    not there yet, a folder's to it), the folders above it real."""
+    elsewhere.mkdir(exist_ok=True)
+    (out / name).parent.mkdir(parents=True, exist_ok=True)
+    folder = not name.endswith(("-lock", ".partial"))
+    (out / name).symlink_to(elsewhere if folder else elsewhere / "target", target_is_directory=folder)
+
+
+@pytest.mark.parametrize("name", ["corpus", ".reasonaudio", ".reasonaudio/staging", ".reasonaudio/staging/queries",
+                                  ".reasonaudio/.test-lock", ".reasonaudio/.planning-lock",
+                                  ".reasonaudio/.test.plan.json.partial", ".README.md.partial"])
+def test_a_link_where_generate_writes_is_refused_not_written_through(tmp_path, capsys, name):
     out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
-    out.mkdir()
-    elsewhere.mkdir()
-    (out / name).symlink_to(elsewhere, target_is_directory=True)
+    link_inside(out, name, elsewhere)
     code, err = run(capsys, "generate", "--out", str(out), *TINY)
-    assert code == 2 and f"{name} is a link" in err and list(elsewhere.iterdir()) == []
+    assert code == 2 and f"{out / name} is a link" in err and len(err.strip().splitlines()) == 1
+    assert list(elsewhere.iterdir()) == [] and not (out / ".reasonaudio" / "test.plan.json").exists()
+
+
+@pytest.mark.parametrize("name", [".reasonaudio/.certificate.json.partial", ".README.md.partial"])
+def test_baselines_certify_refuses_a_link_where_it_writes_before_scoring(small_corpus, tmp_path, capsys, name):
+    data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    shutil.copytree(small_corpus, data)
+    link_inside(data, name, elsewhere)
+    code, err = run(capsys, "baselines", "--data", str(data), "--out", str(tmp_path / "runs"), "--certify", "--quiet")
+    assert code == 2 and f"{data / name} is a link" in err and len(err.strip().splitlines()) == 1
+    assert list(elsewhere.iterdir()) == [] and not (tmp_path / "runs").exists()
+
+
+def test_publish_refuses_a_link_where_it_writes_the_card(small_corpus, tmp_path, capsys):
+    folder, elsewhere = tmp_path / "folder", tmp_path / "elsewhere"
+    shutil.copytree(small_corpus, folder)
+    link_inside(folder, ".README.md.partial", elsewhere)
+    with mock.patch("huggingface_hub.HfApi.create_repo"), mock.patch("huggingface_hub.HfApi.upload_folder") as upload:
+        code, err = run(capsys, "publish", str(folder), "--repo-id", "org/x")
+    assert code == 2 and f"{folder / '.README.md.partial'} is a link" in err.strip().splitlines()[-1]   # after a warning
+    assert list(elsewhere.iterdir()) == [] and not upload.called
