@@ -28,7 +28,8 @@ from reasonaudio.core.relations import judge_queries
 from reasonaudio.versions import BENCHMARK_VERSION
 from reasonaudio_dataset.card import RECORDS, write_card, write_json
 from reasonaudio_dataset.folders import held, split_lock
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern
+from reasonaudio_dataset.schema import (AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern,
+                                        mteb_ids)
 
 from .acoustics import Condition
 from .acoustics.chain import group_chain
@@ -135,11 +136,12 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
 
 
 def query_row(query: QueryPlan) -> dict:
-    return {"id": query.query_id, "query_id": query.query_id, "task": query.task, "shape": query.shape,
-            "depth": query.depth, "num_sounds": query.num_sounds, "text": query.text,
-            "constraint": constraint_text(query.atoms),
-            "candidates": [c.clip_id for c in query.candidates], "positive": query.positive,
-            "hard_negatives": list(query.hard_negatives)}
+    row = {"query_id": query.query_id, "task": query.task, "shape": query.shape,
+           "depth": query.depth, "num_sounds": query.num_sounds, "text": query.text,
+           "constraint": constraint_text(query.atoms),
+           "candidates": [c.clip_id for c in query.candidates], "positive": query.positive,
+           "hard_negatives": list(query.hard_negatives)}
+    return row | mteb_ids("queries", row)
 
 
 def qrels_batches(plan: Plan) -> Iterator[list[dict]]:
@@ -149,8 +151,8 @@ def qrels_batches(plan: Plan) -> Iterator[list[dict]]:
     batch = []
     for query_id, pairs in judge_queries([(q.query_id, q.atoms) for q in plan.queries],
                                          [(c.clip_id, c.events) for _, c in plan.clips]):
-        batch += [{"query_id": query_id, "clip_id": c, "score": verdict.value, "query-id": query_id, "corpus-id": c}
-                  for c, verdict in pairs]
+        rows = ({"query_id": query_id, "clip_id": c, "score": verdict.value} for c, verdict in pairs)
+        batch += [row | mteb_ids("qrels", row) for row in rows]
         if len(batch) >= QRELS_BATCH:
             yield batch
             batch = []
@@ -228,12 +230,13 @@ def _corpus_batches(plan: Plan, first: int, end: int, pool, bar, condition: Cond
     for start, rendered in zip(starts, results):
         rows = []
         for (query, candidate), (flac, acoustics) in zip(plan.clips[start:start + len(rendered)], rendered):
-            rows.append({
-                "id": candidate.clip_id, "clip_id": candidate.clip_id, "audio": {"bytes": flac, "path": f"{candidate.clip_id}.flac"},
+            row = {
+                "clip_id": candidate.clip_id, "audio": {"bytes": flac, "path": f"{candidate.clip_id}.flac"},
                 "task": query.task, "query_id": query.query_id, "duration": plan.config.clip_seconds,
                 "events": [e.to_dict() for e in candidate.events], "caption": caption(candidate.events, phrases),
                 "acoustics": acoustics,
-            })
+            }
+            rows.append(row | mteb_ids("corpus", row))
         bar.update(len(rows))
         yield rows
 

@@ -2,10 +2,11 @@
 
 Nothing is taken on trust: the plan fingerprint is recomputed from the tables and compared with the
 stamp in every file; every candidate is re-judged by the relevance function and the qrels recomputed;
-every query text and caption is regenerated from its constraint and events; the card is compared with
-the one the writer would write now; and (unless `quick`) every clip is decoded and compared with its
-re-rendering from the published atomic sounds (`sources`) and its events, which catches swapped, edited
-or shifted audio. Each finding names the file and, where there is one, the row.
+every query text and caption is regenerated from its constraint and events; the id columns MTEB reads are
+derived again from each row's own ids; the card is compared with the one the writer would write now; and
+(unless `quick`) every clip is decoded and compared with its re-rendering from the published atomic sounds
+(`sources`) and its events, which catches swapped, edited or shifted audio. Each finding names the file
+and, where there is one, the row.
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from tqdm.auto import tqdm
 
 from reasonaudio_dataset.card import RECORDS, card_repo, record_files, render_card
 from reasonaudio_dataset.certificate import certificate_findings
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, check_data_file, data_file
+from reasonaudio_dataset.schema import (AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, check_data_file, data_file, mteb_columns,
+                                        mteb_ids)
 from reasonaudio.core.phrases import LABELS_SEPARATOR, last_phrases
 from reasonaudio.core.records import SOURCE_FIELDS, caption, constraint_atoms, fingerprint
 from reasonaudio.core.relations import (COUNT_APART, COUNTED, NO, OVERLAP_SECONDS, YES, Event, depth, judge_queries,
@@ -48,6 +50,7 @@ from .writer import read_stamp
 BALANCE_P = 1e-3       # positions of the positive: a chi-square test this unlikely under uniformity fails
 SILENT_PCM = 3         # a clip whose 16-bit peak is this low is silent
 TOLERANCE_PCM = 1      # re-rendered and stored samples may differ by rounding alone
+NAMED_ROWS = 3         # rows of a file named in the findings of a column wrong throughout; the rest are counted
 
 
 @contextmanager
@@ -218,6 +221,38 @@ def _qrels_findings(out: Path, files: list[str], split: str, atoms_of: dict, cli
     return [f"{data_file('qrels', split)}: differs from the annotations in {count} pair(s), e.g. {wrong[:3]}"] if count else []
 
 
+def _mteb_id_findings(out: Path, record: dict) -> list[str]:
+    """The columns MTEB's loader reads (a query's and a clip's `id`, a qrel's `query-id` and `corpus-id`) hold what
+    `mteb_ids` derives from each row's own ids: MTEB scores by them alone, so one that differs has it score other
+    pairs than the tables, and their fingerprint, describe. Read a batch at a time (the qrels grow as queries
+    times corpus); a file's first NAMED_ROWS rows that differ are named, the others counted."""
+    findings = []
+    for relative in record["files"]:
+        config = relative.split("/")[0]
+        derived = mteb_columns(config)
+        if not derived:
+            continue
+        own = list(dict.fromkeys(derived.values()))
+        named, more, row = [], 0, 0
+        try:
+            for batch in pq.ParquetFile(out / relative).iter_batches(columns=[*derived, *own]):
+                for values in batch.to_pylist():
+                    wrong = [column for column, value in mteb_ids(config, values).items() if values[column] != value]
+                    if wrong and len(named) < NAMED_ROWS:
+                        named.append(f"{relative} row {row} ({'/'.join(str(values[c]) for c in own)}): " + "; ".join(
+                            f"{c} {values[c]!r} is not its {derived[c]} {values[derived[c]]!r}" for c in wrong)
+                            + f" (MTEB reads {', '.join(wrong)})")
+                    elif wrong:
+                        more += 1
+                    row += 1
+        except Exception as error:  # truncated or foreign files raise several Arrow and OS errors
+            findings.append(_unreadable(relative, error))
+            continue
+        findings += named + ([f"{relative}: {more} more row(s) whose {', '.join(derived)} differ from their "
+                              f"{', '.join(own)}"] if more else [])
+    return findings
+
+
 def _sources_findings(record: dict, sources: Table) -> list[str]:
     findings = []
     for source_id, n in Counter(s["source_id"] for s in sources).items():
@@ -342,6 +377,7 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     findings += unreadable
     if unreadable:
         return findings
+    findings += _mteb_id_findings(out, record)
     queries, corpus, sources = (tables[c] for c in ("queries", "corpus", "sources"))
     params, counts = record["parameters"], record["counts"]
     if len(queries) != counts["queries"] or len(corpus) != counts["clips"] or len(sources) != counts["atomic_sounds"]:

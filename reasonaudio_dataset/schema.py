@@ -66,9 +66,37 @@ def check_data_file(relative, where: str) -> None:
 
 
 def features(config: str) -> Features:
-    return FEATURES["corpus" if CONDITION_CONFIG.match(config) else config]
+    return FEATURES[_layout_of(config)]
 
 
 def corpus_config(condition: str | None = None) -> str:
     """The config that holds the clips under `condition` in a robustness build (None: the main corpus)."""
     return "corpus" if condition is None else f"corpus_{condition}"
+
+
+def _layout_of(config: str) -> str:
+    return "corpus" if CONDITION_CONFIG.match(config) else config
+
+
+# each config's columns under MTEB's names, and the column each repeats: written from, and checked against, it
+MTEB_IDS = {"queries": {"id": "query_id"}, "corpus": {"id": "clip_id"},
+            "qrels": {"query-id": "query_id", "corpus-id": "clip_id"}}
+
+
+def mteb_columns(config: str) -> dict[str, str]:
+    """{MTEB's column: the column it repeats} of `config` (none for `sources`; a `corpus_<condition>` is a corpus)."""
+    return MTEB_IDS.get(_layout_of(config), {})
+
+
+def mteb_ids(config: str, row: dict) -> dict:
+    """The columns MTEB's loader reads of a row of `config`, from the row's own ids: what the writer writes
+    and what `validate` expects.
+
+    Args:
+        config: a config of the layout.
+        row: the row, holding at least its own ids (`query_id`, `clip_id`).
+
+    Returns:
+        {MTEB's column: its value}.
+    """
+    return {mteb: row[own] for mteb, own in mteb_columns(config).items()}

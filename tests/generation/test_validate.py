@@ -305,3 +305,20 @@ def test_qrels_are_checked_a_query_at_a_time_in_any_row_order(copy):
     rewrite(copy, QRELS, lambda rows: rows.reverse())
     whole = qrels_findings()
     assert len(whole) == 1 and f"differs from the annotations in {changed} pair(s)" in whole[0]
+
+
+@pytest.mark.parametrize("relative, column, own", [
+    (QUERIES, "id", "query_id"), (CORPUS, "id", "clip_id"), (QRELS, "query-id", "query_id"), (QRELS, "corpus-id", "clip_id"),
+])
+def test_mteb_columns_that_disagree_with_the_ids_are_found(copy, relative, column, own):
+    """MTEB's loader reads only `id` (queries, corpus) and `query-id`/`corpus-id` (qrels): two rows' values swapped
+    there, the ids and the file's size unchanged, would have it score other pairs than the tables describe."""
+    rows = pq.read_table(copy / relative).to_pylist()
+    first, second = next((0, i) for i, row in enumerate(rows) if row[own] != rows[0][own])
+
+    def swap(rows):
+        rows[first][column], rows[second][column] = rows[second][column], rows[first][column]
+    rewrite(copy, relative, swap)
+    found(copy, f"{relative} row {first} (", f"{column} {rows[second][column]!r} is not its {own} {rows[first][own]!r}",
+          quick=True)
+    found(copy, f"{relative} row {second} (", quick=True)
