@@ -1,4 +1,5 @@
-"""A build's validity certificate: what the reasoning-free systems score on its test split, kept with the build.
+"""A build's validity certificate: what the reasoning-free systems score on its test split, and how many of its
+cells were large enough to test, kept with the build.
 
 `reasonaudio baselines --certify` writes it into the build's records (`.reasonaudio/certificate.json`), and the
 card shows it as its "Validity" section, so a build published to the Hub says whether systems that cannot reason
@@ -14,6 +15,7 @@ from .splits import RECORDS
 
 CERTIFICATE = "certificate.json"     # in RECORDS
 SECTION = "## Validity"              # the card's heading of the section
+FIELDS = ("fingerprint", "benchmark_version", "tasks", "systems", "flagged", "coverage", "command")   # what the card shows
 
 
 def certificate_path(out: Path) -> Path:
@@ -21,7 +23,8 @@ def certificate_path(out: Path) -> Path:
 
 
 def read_certificate(out: Path) -> dict | None:
-    """The folder's certificate, None without one (or an unreadable one: `certificate_findings` says so).
+    """The folder's certificate, None without one (or an unreadable one, or one lacking a field of FIELDS:
+    `certificate_findings` says so).
 
     Args:
         out: a build's folder.
@@ -33,7 +36,34 @@ def read_certificate(out: Path) -> dict | None:
         found = json.loads(certificate_path(out).read_text())
     except (OSError, ValueError):
         return None
-    return found if isinstance(found, dict) else None
+    return found if isinstance(found, dict) and set(FIELDS) <= set(found) else None
+
+
+def too_small(coverage: dict) -> bool:
+    """Whether no cell reached the queries a test needs (`coverage`): nothing was tested, so nothing is certified.
+
+    Args:
+        coverage: {"cells", "untested", "min_queries"}, as `baselines` counts them.
+
+    Returns:
+        True when every cell went untested.
+    """
+    return coverage["untested"] == coverage["cells"]
+
+
+def coverage_note(coverage: dict) -> str:
+    """How many cells were too small to test, in the words the console, the tables and the card use.
+
+    Args:
+        coverage: {"cells", "untested", "min_queries"}, as `baselines` counts them.
+
+    Returns:
+        One line; "" when every cell was tested.
+    """
+    cells, untested, least = coverage["cells"], coverage["untested"], coverage["min_queries"]
+    if too_small(coverage):
+        return f"too small to certify: no cell reaches {least} queries; {cells} cell{'s' * (cells != 1)} untested"
+    return f"{untested} of {cells} cells untested (fewer than {least} queries)" if untested else ""
 
 
 def _percent(value) -> str:
@@ -42,7 +72,8 @@ def _percent(value) -> str:
 
 def certificate_section(certificate: dict) -> str:
     """The card's Validity section: the build and version certified, each system per task with its interval and
-    what it is held to, the cells flagged, and the command that reproduces it.
+    what it is held to, the cells flagged and how many were too small to test (a build where none was large
+    enough is said to be too small to certify, never clean), and the command that reproduces it.
 
     Args:
         certificate: a certificate record.
@@ -61,15 +92,20 @@ def certificate_section(certificate: dict) -> str:
         below = certificate["recordings"] < certificate["balanced_from"]
         pool = (f" A natural build of {certificate['recordings']:,} recordings"
                 + (f", fewer than the {certificate['balanced_from']:,} from which its groups balance." if below else "."))
-    flagged = "\n\n" + "\n".join(f"- {cell}" for cell in certificate["flagged"]) if certificate["flagged"] else " none"
+    coverage, note = certificate["coverage"], coverage_note(certificate["coverage"])
+    if too_small(coverage):
+        verdict = f"**Not certified**: {note}."
+    else:
+        flagged = "\n\n" + "\n".join(f"- {cell}" for cell in certificate["flagged"]) if certificate["flagged"] else " none"
+        verdict = f"**Cells flagged**:{flagged}" + (f"\n\n{note}." if note else "")
     return (f"{SECTION}\n\nReasoning-free systems on this build's test split (fingerprint "
             f"`{certificate['fingerprint']}`, benchmark version {certificate['benchmark_version']}): group accuracy "
             "(%) per task with its 95 % interval, and what each is held to. A system that beats its tie on a task, "
-            "or on a cell of 30 queries or more, beyond its interval would mean the build can be solved without "
-            f"the reasoning it tests.{pool}\n\n"
+            f"or on a cell of {coverage['min_queries']} queries or more, beyond its interval would mean the build can "
+            f"be solved without the reasoning it tests.{pool}\n\n"
             f"| system | held to | {' | '.join(tasks)} | average |\n|---|---|{'---:|' * (len(tasks) + 1)}\n"
             + "\n".join(rows)
-            + f"\n\n**Cells flagged**:{flagged}\n\nReproduce: `{certificate['command']}`\n")
+            + f"\n\n{verdict}\n\nReproduce: `{certificate['command']}`\n")
 
 
 def certificate_findings(out: Path, records: dict[str, dict], card: str) -> list[str]:
@@ -89,8 +125,9 @@ def certificate_findings(out: Path, records: dict[str, dict], card: str) -> list
         return ([f"README.md carries a validity section but {RECORDS}/{CERTIFICATE} is missing: it was made for "
                  "another build (rerun `reasonaudio baselines ... --certify`)"] if f"\n{SECTION}\n" in card else [])
     certificate = read_certificate(out)
-    if certificate is None or not {"fingerprint", "benchmark_version", "systems"} <= set(certificate):
-        return [f"{path}: not a readable certificate"]
+    if certificate is None:
+        return [f"{path}: not a readable certificate (JSON holding {', '.join(FIELDS)}): rerun `reasonaudio baselines "
+                "... --certify`"]
     test = records.get("test", {})
     if certificate["fingerprint"] != test.get("fingerprint"):
         return [f"{path}: certifies the test split {certificate['fingerprint']}, but this build's test split is "

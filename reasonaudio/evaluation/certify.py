@@ -8,13 +8,16 @@ from reasonaudio_dataset.card import RECORDS, load_records, without_paths, write
 from reasonaudio_dataset.certificate import certificate_path
 from reasonaudio_dataset.folders import held, split_lock
 
+from .cli import coverage
+
 
 def certificate(results: dict[str, dict], held_to: dict[str, str], flagged: list[str], record: dict,
                 command: str) -> dict:
     """The certificate of a test split from its baselines' results.
 
     Args:
-        results: each system's result as `baselines` scores it (per task accuracy and its interval).
+        results: each system's result as `baselines` scores it (per task accuracy and its interval, the queries per
+            task and per breakdown cell: how many cells were too small to test, `coverage`).
         held_to: what each system is held to (its tie, by name), "" for one only reported.
         flagged: the tasks and cells where a system is off its tie beyond its interval (none: an empty list).
         record: the test split's record (its fingerprint and benchmark version).
@@ -33,7 +36,8 @@ def certificate(results: dict[str, dict], held_to: dict[str, str], flagged: list
     natural = record.get("natural", {})
     pool = {key: natural[key] for key in ("recordings", "balanced_from") if key in natural}
     return {"fingerprint": record["fingerprint"], "benchmark_version": record.get("benchmark_version", "unversioned"),
-            "tasks": tasks, "systems": systems, "flagged": list(flagged), "command": without_paths(command), **pool}
+            "tasks": tasks, "systems": systems, "flagged": list(flagged), "coverage": coverage(results),
+            "command": without_paths(command), **pool}
 
 
 def write_certificate(data: str | Path, fingerprint: str, make) -> Path:

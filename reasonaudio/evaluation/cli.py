@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from reasonaudio_dataset.folders import check_data
+from reasonaudio_dataset.certificate import coverage_note, too_small
+from reasonaudio_dataset.folders import check_data, check_unlinked
 from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
 
 from .compare import check_comparable, compare, load_runs, markdown, plot
@@ -104,8 +105,9 @@ def add_commands(sub) -> dict:
         help="a leaderboard of evaluate runs on one build, with paired intervals and p-values against a reference",
         description="Read the results.json and per_query.parquet of each RUN_DIR (evaluate's --out folders) and\n"
                     "print a leaderboard: each run's headline per task with bootstrap 95 % intervals, and its\n"
-                    "paired change from the reference run (one resample of queries serves both runs) with a\n"
-                    "paired randomization p-value, per task and per task x depth. Nothing is encoded again.\n"
+                    "paired change from the reference run (one resample of queries serves both runs) with its\n"
+                    "paired bootstrap interval and the p-value of the same resamples (the interval excludes 0\n"
+                    "when p < 0.05), per task and per task x depth. Nothing is encoded again.\n"
                     "Runs of different builds (by content digest), modes, splits or acoustic conditions are\n"
                     "refused by name. With --out, writes OUT/compare.{md,json,png} too.",
         epilog="example:\n  reasonaudio evaluate --data demo --model oracle --out runs/oracle\n"
@@ -115,7 +117,7 @@ def add_commands(sub) -> dict:
     compare.add_argument("--reference", metavar="RUN_DIR", help="the run every other is compared with (default: the first)")
     compare.add_argument("--out", help="also write compare.md, compare.json, compare.png here (default: print only)")
     compare.add_argument("--bootstrap", type=int, default=1000,
-                         help="resamples for the intervals and the randomization test; 0: none (default: %(default)s)")
+                         help="resamples for the intervals and the p-values; 0: none (default: %(default)s)")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
     compare.add_argument("--overwrite", action="store_true",
                          help="replace compare.* already in --out (default: off: existing ones stop the run)")
@@ -161,12 +163,6 @@ def quiet(args) -> None:
         import datasets
 
         datasets.disable_progress_bars()
-        try:    # sentence-transformers' "Loading weights" bar
-            from transformers.utils import logging as transformers_logging
-
-            transformers_logging.disable_progress_bar()
-        except ImportError:
-            pass
 
 
 def run_evaluate(args) -> int:
@@ -369,6 +365,23 @@ def no_flags() -> str:
             "cells tested)")
 
 
+def coverage(results: dict) -> dict[str, int]:
+    """How many cells (each task, and each cell of its breakdown) the baselines' build has, and how many hold fewer
+    than MIN_CELL queries: `_significant` tests none of those, so no flag can be raised there.
+
+    Args:
+        results: the baselines' results by system (a system's `num_queries` and breakdown cells: every system
+            scores the same queries).
+
+    Returns:
+        {"cells": how many, "untested": how many under MIN_CELL queries, "min_queries": MIN_CELL}.
+    """
+    result = next(iter(results.values()))
+    sizes = {**result["num_queries"],
+             **{key: cell["num_queries"] for key, cell in result.get("breakdown", {}).get("cells", {}).items()}}
+    return {"cells": len(sizes), "untested": sum(n < MIN_CELL for n in sizes.values()), "min_queries": MIN_CELL}
+
+
 def flagged_cells(results: dict) -> list[str]:
     """The tasks, and the cells (task, shape, depth), where a reasoning-free system beats its tie beyond its
     interval (see `_significant`), each against the tie its `METADATA` declares (off it either way where it
@@ -390,8 +403,8 @@ def flagged_cells(results: dict) -> list[str]:
 def baselines_table(data_path: str, train: str | None, text_model: str, device: str, out: str | None,
                     progress: bool, acoustics: str | None = None) -> tuple[str, dict, list[str]]:
     """The per-task table of every baseline with the audit's verdict, then, when the queries carry shape or
-    depth, the same per task x shape x depth, with notes on the cells that fail; the results by system; and the
-    tasks and cells flagged (`flagged_cells`)."""
+    depth, the same per task x shape x depth, with notes on the cells that fail and on how many are too small to
+    test (`coverage`); the results by system; and the tasks and cells flagged (`flagged_cells`)."""
     # torch and datasets, imported on use: --help stays fast
     from .runner import breakdown, run
     from .systems import EvalData
@@ -424,11 +437,12 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         if found.verdict:
             notes.append(audit_verdict(system.name, result))
     table = baseline_table(results, "group") + "\n" + "\n".join(notes) + "\n"
-    flagged = flagged_cells(results)
+    flagged, untested = flagged_cells(results), coverage_note(coverage(results))
     if len(by) > 1:
         where = f"in {Path(out) / 'baselines.json'}" if out else "with --out, in baselines.json"
         table += (f"\ngroup accuracy (%) per {', '.join(by)}; intervals {where}:\n\n"
-                  + breakdown_table(results, "group") + "\n" + "\n".join(flagged or [no_flags()]) + "\n")
+                  + breakdown_table(results, "group") + "\n" + "\n".join(flagged or [no_flags()]) + "\n"
+                  + (f"{untested}\n" if untested else ""))
     for result in results.values():
         result.pop("per_query", None)
     if out:
@@ -457,6 +471,7 @@ def check_certifiable(args) -> None:
         raise ValueError("--certify needs --out: the certificate's figures are reproduced from the results kept there")
     if args.acoustics:
         raise ValueError("--certify certifies the main corpus: leave out --acoustics")
+    check_unlinked(args.data)       # the certificate and the card are written into it after scoring
 
 
 def run_baselines(args) -> int:
@@ -495,8 +510,13 @@ def run_baselines(args) -> int:
                    + f" --out {args.out} --certify")
         path = write_certificate(args.data, fingerprint,
                                  lambda record: certificate(results, held_to, flagged, record, command))
-        print(f"certified: {path} and the Validity section of {Path(args.data) / 'README.md'} "
-              f"({len(flagged) or 'no'} cell{'s' if len(flagged) != 1 else ''} flagged)")
+        covered = coverage(results)
+        where, note = f"{path} and the Validity section of {Path(args.data) / 'README.md'}", coverage_note(covered)
+        if too_small(covered):      # nothing was tested: never called clean
+            print(f"not certified: {where} say {note}")
+        else:
+            print(f"certified: {where} ({len(flagged) or 'no'} cell{'s' if len(flagged) != 1 else ''} flagged"
+                  + (f"; {note}" if note else "") + ")")
     if args.out:
         systems = sorted(p.name for p in Path(args.out).iterdir() if p.is_dir())
         print(f"{wrote(args.out, written)}, and each system's results ({', '.join(RESULT_FILES)}) in a folder of its "

@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 from reasonaudio.cli import main
+from reasonaudio.evaluation import cli
 from reasonaudio.evaluation.certify import certificate, write_certificate
 from reasonaudio.generation.pipeline import generate
 from reasonaudio.generation.validate import validate
@@ -14,24 +15,31 @@ from reasonaudio_dataset.certificate import SECTION, certificate_path, read_cert
 
 from ..conftest import small_config
 
-RESULTS = {      # two systems as baselines scores them: per task accuracy, and its interval
-    "oracle": {"num_queries": {"negation": 5, "order": 5}, "negation": {"accuracy": 1.0}, "order": {"accuracy": 1.0},
-               "average": {"accuracy": 1.0},
-               "intervals": {t: {"accuracy": (1.0, 1.0)} for t in ("negation", "order", "average")}},
-    "bag-of-sounds": {"num_queries": {"negation": 5, "order": 5}, "negation": {"accuracy": 0.2},
-                      "order": {"accuracy": 0.4}, "average": {"accuracy": 0.3},
-                      "intervals": {"negation": {"accuracy": (0.0, 0.6)}, "order": {"accuracy": (0.0, 0.8)},
-                                    "average": {"accuracy": (0.1, 0.5)}}},
-    "a tie": {"num_queries": {"negation": 5, "order": 5}, "negation": {"accuracy": 0.5}, "order": {"accuracy": 0.5},
-              "average": {"accuracy": 0.5}},          # a tie row: means, no intervals
-}
+def results(queries: int = 2 * cli.MIN_CELL, cells: dict[str, int] | None = None) -> dict:
+    """Two systems and a tie row as baselines scores them (per task accuracy, and its interval) on two tasks of
+    `queries` each, broken down into `cells` (cell: its queries) when given."""
+    sizes = {"num_queries": {"negation": queries, "order": queries},
+             **({"breakdown": {"by": ["task", "shape", "depth"],
+                               "cells": {key: {"num_queries": n} for key, n in cells.items()}}} if cells else {})}
+    return {
+        "oracle": {**sizes, "negation": {"accuracy": 1.0}, "order": {"accuracy": 1.0}, "average": {"accuracy": 1.0},
+                   "intervals": {t: {"accuracy": (1.0, 1.0)} for t in ("negation", "order", "average")}},
+        "bag-of-sounds": {**sizes, "negation": {"accuracy": 0.2}, "order": {"accuracy": 0.4}, "average": {"accuracy": 0.3},
+                          "intervals": {"negation": {"accuracy": (0.0, 0.6)}, "order": {"accuracy": (0.0, 0.8)},
+                                        "average": {"accuracy": (0.1, 0.5)}}},
+        "a tie": {**sizes, "negation": {"accuracy": 0.5}, "order": {"accuracy": 0.5},
+                  "average": {"accuracy": 0.5}},          # a tie row: means, no intervals
+    }
 
 
-def certified(folder, flagged=()):
-    """Certify `folder` with the figures above, as `baselines --certify` does."""
+RESULTS = results()
+
+
+def certified(folder, flagged=(), scored=RESULTS):
+    """Certify `folder` with the figures `scored`, as `baselines --certify` does."""
     fingerprint = load_records(folder)["test"]["fingerprint"]
     return write_certificate(folder, fingerprint, lambda record: certificate(
-        RESULTS, {"bag-of-sounds": "chance"}, list(flagged), record, f"reasonaudio baselines --data {folder} "
+        scored, {"bag-of-sounds": "chance"}, list(flagged), record, f"reasonaudio baselines --data {folder} "
         "--train /somewhere/train --out runs --certify"))
 
 
@@ -99,7 +107,7 @@ def test_baselines_certify_writes_a_certificate_validate_accepts(small_corpus, t
     generate(small_config(build, split="train"))
     assert main(["baselines", "--data", str(build), "--out", str(tmp_path / "runs"), "--certify", "--quiet"]) == 0
     said = capsys.readouterr().out
-    assert f"certified: {certificate_path(build)}" in said
+    assert f"not certified: {certificate_path(build)}" in said and "too small to certify" in said   # 6 queries a task
     found = json.loads(certificate_path(build).read_text())
     names = [system["name"] for system in found["systems"]]
     assert {"oracle", "bag-of-sounds", "least-busy", "shortcut-audit", "relation-blind"} <= set(names)
@@ -118,3 +126,56 @@ def test_a_natural_build_says_how_many_recordings_it_had_against_where_its_group
     record["natural"]["recordings"] = 3000
     many = certificate_section(certificate(RESULTS, {}, [], record, "reasonaudio baselines --certify"))
     assert "A natural build of 3,000 recordings." in many and "fewer" not in many
+
+
+def test_a_build_too_small_to_test_is_never_called_clean(copy):
+    """Cells under MIN_CELL queries are not tested: a build where no cell reaches it is too small to certify, and
+    its certificate and card say so instead of "none flagged"."""
+    small = cli.MIN_CELL - 10
+    certified(copy, scored=results(small, {"negation/shape=not/depth=1": small, "order/shape=before/depth=1": small}))
+    assert read_certificate(copy)["coverage"] == {"cells": 4, "untested": 4, "min_queries": cli.MIN_CELL}
+    card = (copy / "README.md").read_text()
+    assert f"**Not certified**: too small to certify: no cell reaches {cli.MIN_CELL} queries; 4 cells untested." in card
+    assert "Cells flagged" not in card and "none" not in card.split(SECTION)[1]
+    assert validate(copy, quick=True) == []
+
+
+def test_a_build_with_some_cells_too_small_says_how_many_went_untested(copy):
+    small = cli.MIN_CELL - 1         # each task tested, and its one negation cell; order's two cells are not
+    certified(copy, scored=results(2 * small, {"negation/shape=not/depth=1": 2 * small,
+                                               "order/shape=before/depth=1": small, "order/shape=chain/depth=2": small}))
+    card = (copy / "README.md").read_text()
+    assert (f"**Cells flagged**: none\n\n2 of 5 cells untested (fewer than {cli.MIN_CELL} queries).\n\nReproduce"
+            in card)
+    assert validate(copy, quick=True) == []
+
+
+@pytest.mark.parametrize("queries, said", [
+    (cli.MIN_CELL - 10, f"not certified: {{path}} and the Validity section of {{card}} say too small to certify: no cell "
+                        f"reaches {cli.MIN_CELL} queries; 2 cells untested"),
+    (cli.MIN_CELL, "certified: {path} and the Validity section of {card} (no cells flagged)"),
+])
+def test_baselines_certify_says_whether_it_certified(copy, tmp_path, monkeypatch, capsys, queries, said):
+    """The console line of `baselines --certify` (its scoring stood in for: the certificate is what is checked)."""
+    def scored(data, train, text_model, device, out, *rest):
+        (tmp_path / "runs" / "oracle").mkdir(parents=True)
+        return "the table", results(queries), []
+    monkeypatch.setattr(cli, "baselines_table", scored)
+    real = cli.check_data
+    monkeypatch.setattr(cli, "check_data", lambda path, splits: None if splits == ("train",) else real(path, splits))
+    assert main(["baselines", "--data", str(copy), "--out", str(tmp_path / "runs"), "--certify", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert said.format(path=certificate_path(copy), card=copy / "README.md") in printed
+    assert ("no cells flagged" in printed) == (queries >= cli.MIN_CELL)
+
+
+def test_a_certificate_that_says_not_how_many_cells_it_tested_is_refused(copy):
+    """A certificate without its coverage could call a build too small to test clean: validate names it, and the
+    card and publish read no certificate from it."""
+    certified(copy)
+    found = json.loads(certificate_path(copy).read_text())
+    del found["coverage"]
+    certificate_path(copy).write_text(json.dumps(found))
+    assert read_certificate(copy) is None
+    assert any(f"{certificate_path(copy)}: not a readable certificate" in line and "coverage" in line
+               for line in validate(copy, quick=True))
