@@ -58,17 +58,20 @@ def _column(table, name: str) -> list:
     return _arrow_column(table, name).to_pylist()
 
 
-RESERVED_TASKS = ("average", "random", "intervals", "num_queries", "p_values", "per_query", "breakdown")
+# the result's own keys, beside one per task, in the order `score` gives them: only these leave `score`, so
+# a task can never share a name with one
+RESULT_KEYS = ("average", "random", "num_queries", "hard_negative_queries", "intervals", "breakdown", "p_values",
+               "per_query")
 
 
 def _task_column(queries) -> list:
-    """The queries' task names, each a key of the result beside "average", "random", ...: a blank name, one
-    with spaces around it or a reserved one would silently add a task or overwrite a headline, so it is refused."""
+    """The queries' task names, each a key of the result beside RESULT_KEYS: a blank name, one with spaces
+    around it or one of RESULT_KEYS would silently add a task or overwrite a headline, so it is refused."""
     tasks, query_ids = _column(queries, "task"), _column(queries, "query_id")
     for query_id, task in zip(query_ids, tasks):
         if not isinstance(task, str) or not task.strip() or task != task.strip():
             raise ValueError(f"query {query_id!r}: its task must be a name such as 'negation', got {task!r}")
-        if task in RESERVED_TASKS:
+        if task in RESULT_KEYS:
             raise ValueError(f"query {query_id!r}: its task {task!r} is a key of the result itself; rename it")
     return tasks
 
@@ -488,9 +491,9 @@ def _scored(per_query: np.ndarray, members: dict[str, np.ndarray]) -> dict[str, 
     return {t: m[known[m]] for t, m in members.items() if known[m].any()}
 
 
-def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamples: int, seed: int,
-                        confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float] | None]]:
-    """Percentile intervals of each task mean and of the macro average, resampling queries within tasks (a
+def _resampled_means(values: dict[str, np.ndarray], tasks: np.ndarray, resamples: int,
+                     seed: int) -> dict[str, dict[str, np.ndarray | None]]:
+    """{task or "average": {metric: its mean in each of `resamples` resamples of queries within tasks}} (a
     metric that applies to some queries only: those, in a draw of their own; None where none)."""
     check_resamples("resamples", resamples, len(tasks))
     check_count("seed", seed, 0)
@@ -502,7 +505,6 @@ def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamp
         return {t: m[rng.integers(0, len(m), (resamples, len(m)))] for t, m in groups.items()}
 
     draws = drawn(members)
-    low, high = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
     out: dict[str, dict] = {t: {} for t in names + ["average"]}
     for metric, per_query in values.items():
         scored = _scored(per_query, members)
@@ -511,8 +513,23 @@ def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamp
         if means:
             means["average"] = np.mean([means[t] for t in scored], axis=0)
         for t in out:
-            out[t][metric] = tuple(float(x) for x in np.percentile(means[t], [low, high])) if t in means else None
+            out[t][metric] = means.get(t)
     return out
+
+
+def _percentiles(means: dict[str, dict[str, np.ndarray | None]],
+                 confidence: float) -> dict[str, dict[str, tuple[float, float] | None]]:
+    """The percentile interval of each set of resampled means."""
+    low, high = (1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100
+    return {t: {metric: None if drawn is None else tuple(float(x) for x in np.percentile(drawn, [low, high]))
+                for metric, drawn in by_metric.items()} for t, by_metric in means.items()}
+
+
+def bootstrap_intervals(values: dict[str, np.ndarray], tasks: np.ndarray, resamples: int, seed: int,
+                        confidence: float = 0.95) -> dict[str, dict[str, tuple[float, float] | None]]:
+    """Percentile intervals of each task mean and of the macro average, resampling queries within tasks (a
+    metric that applies to some queries only: those, in a draw of their own; None where none)."""
+    return _percentiles(_resampled_means(values, tasks, resamples, seed), confidence)
 
 
 def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarray], tasks: np.ndarray,
@@ -544,9 +561,21 @@ def paired_p_values(values: dict[str, np.ndarray], baseline: dict[str, np.ndarra
 def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.ndarray], tasks: np.ndarray,
                        resamples: int, seed: int, confidence: float = 0.95) -> dict:
     """How much `values` gain over `baseline` on the same queries (negative: a drop), per task and on the
-    macro average, with paired bootstrap intervals: one resample of queries (within tasks) serves both, so
-    the interval is of the difference, not of two independent means. E.g. a model under a noisy condition
-    against itself on the clean clips. Returns {"difference": {task: {metric: d}}, "intervals": ...}."""
+    macro average, with a paired bootstrap: one resample of queries (within tasks) serves both, so the
+    interval is of the difference, not of two independent means. E.g. a model under a noisy condition
+    against itself on the clean clips. The p-value is the two-sided bootstrap test of the same resamples:
+    twice the share of resampled differences on the far side of 0 (at least 1 / resamples, at most 1),
+    so the percentile interval excludes 0 exactly when p < 1 - confidence, up to one resample.
+
+    Args:
+        values, baseline: {metric: value per query}, the same queries in the same order.
+        tasks: each query's task (or any per-query label: a task x depth cell).
+        resamples, seed, confidence: the bootstrap's resamples (0: the differences alone), seed and level.
+
+    Returns:
+        {"difference": {task: {metric: d}}, "intervals": {task: {metric: (low, high)}}, "p_values": {task:
+        {metric: p}}}, "average" beside the tasks; None where a metric applies to none of a task's queries.
+    """
     check_resamples("resamples", resamples, len(tasks))
     check_confidence(confidence)
     tasks = np.asarray(tasks)
@@ -556,7 +585,11 @@ def paired_differences(values: dict[str, np.ndarray], baseline: dict[str, np.nda
         raise ValueError("values, baseline and tasks must give one entry per query, the same queries in the same order")
     out = {"difference": task_means(difference, tasks)}
     if resamples:
-        out["intervals"] = bootstrap_intervals(difference, tasks, resamples, seed, confidence)
+        means = _resampled_means(difference, tasks, resamples, seed)
+        out["intervals"] = _percentiles(means, confidence)
+        out["p_values"] = {t: {metric: None if drawn is None else
+                               float(min(1.0, max(1, 2 * min(np.sum(drawn <= 0), np.sum(drawn >= 0))) / resamples))
+                               for metric, drawn in by_metric.items()} for t, by_metric in means.items()}
     return out
 
 
@@ -702,8 +735,25 @@ def parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
     return parsed
 
 
+def _qrels_columns(qrels):
+    """BEIR's and pytrec_eval's {query_id: {clip_id: score}} as the qrels table's columns; a table (a Dataset,
+    a mapping of columns) as it is."""
+    if not isinstance(qrels, Mapping):
+        return qrels
+    nested = [isinstance(clips, Mapping) for clips in qrels.values()]
+    if not all(nested):
+        if any(nested):
+            odd = next(query for query, is_nested in zip(qrels, nested) if not is_nested)
+            raise ValueError(f"qrels: query {odd!r} maps to a {type(qrels[odd]).__name__}, not {{clip_id: score}}: "
+                             "give every query a mapping, or the qrels table (query_id, clip_id, score)")
+        return qrels
+    rows = [(query, clip, value) for query, clips in qrels.items() for clip, value in clips.items()]
+    return {"query_id": [r[0] for r in rows], "clip_id": [r[1] for r in rows], "score": [r[2] for r in rows]}
+
+
 def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
     query_ids, tasks, corpus_ids = _column(queries, "query_id"), _task_column(queries), list(corpus_ids)
+    qrels = _qrels_columns(qrels)
     _one_per_query({"query_id": query_ids, "task": tasks}, "queries")
     _one_per_query({c: _arrow_column(qrels, c) for c in ("query_id", "clip_id", "score")}, "qrels")
     _check_ids(query_ids, "query_id")
@@ -740,8 +790,9 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
             queries["candidates"][i] in order; corpus mode: column j is clip corpus_ids[j].
         queries: the queries table (a `datasets.Dataset` or a mapping of columns): `query_id`, `task`,
             `candidates`, `positive` (and `hard_negatives`, `depth`, ... where present).
-        corpus_ids, qrels: corpus mode's column ids and relevance ({query_id: {clip_id: 1 or -1}} or the
-            qrels table).
+        corpus_ids, qrels: corpus mode's column ids and relevance: the qrels table (columns `query_id`,
+            `clip_id`, `score`) or BEIR's and pytrec_eval's {query_id: {clip_id: score}}; a score is 1
+            (relevant) or -1 (excluded).
         baseline_similarity: a second system's matrix: adds a paired significance test ("p_values").
         bootstrap, seed, confidence: the bootstrap intervals' resamples, seed and level.
         per_query: add each query's values ("per_query").
@@ -751,7 +802,9 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         {task: {metric: value}, "average": {...} (macro over tasks), "random": {...}, "intervals": {task:
         {metric: (low, high)}}, "num_queries": {task: n}}, plus "p_values", "per_query" ({metric: [value per
         query]}, with "query_id") and "breakdown" (every cell of `by`: "negation/depth=2" with its query
-        count, metrics, random baseline and intervals) when asked; the headline is unchanged by them.
+        count, metrics, random baseline and intervals) when asked; the headline is unchanged by them; and
+        "hard_negative_queries" ({task: n}) where only some queries list hard negatives. RESULT_KEYS lists
+        these keys, none of which a task may be named.
     """
     check_resamples("bootstrap", bootstrap)
     check_count("seed", seed, 0)
@@ -795,8 +848,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     values = evaluate_matrix(similarity)
     if HARD_NEGATIVE in values:
         random = {**random, HARD_NEGATIVE: np.where(np.isnan(values[HARD_NEGATIVE]), np.nan, 0.5)}
-    result = task_means(values, tasks)
-    result["random"] = expectation_means(random, tasks)
+    by_task = task_means(values, tasks)
+    result = {"average": by_task.pop("average"), "random": expectation_means(random, tasks)}
     result["num_queries"] = {t: int(np.sum(tasks == t)) for t in task_names(tasks)}
     if HARD_NEGATIVE in values and np.isnan(values[HARD_NEGATIVE]).any():     # say over how many it is
         result["hard_negative_queries"] = {t: int(np.sum(~np.isnan(values[HARD_NEGATIVE][tasks == t])))
@@ -813,4 +866,4 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
     if per_query:
         result["per_query"] = {"query_id": list(query_ids),     # None: a metric that does not apply to the query
                                **{m: [None if x != x else x for x in v.tolist()] for m, v in values.items()}}
-    return result
+    return {**by_task, **{key: result[key] for key in RESULT_KEYS if key in result}}

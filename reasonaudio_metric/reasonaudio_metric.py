@@ -42,7 +42,8 @@ Args:
         mode candidates and positive; with hard_negatives (and positive) the pairwise hard-negative score
         is added (group mode: each one among the query's candidates; corpus mode: a corpus id).
     corpus_ids: corpus mode only, the clip id of each column.
-    qrels: corpus mode only, the `qrels` config: query_id, clip_id, score (1 relevant, -1 excluded).
+    qrels: corpus mode only, the `qrels` config: query_id, clip_id, score (1 relevant, -1 excluded); or
+        BEIR's and pytrec_eval's {query_id: {clip_id: score}}.
     baseline_similarity: a second system's matrix, same shape: adds paired randomization p-values.
     bootstrap: number of bootstrap resamples for 95 % intervals, >= 0 (0: none). Default 1000.
     seed: seed of the bootstrap and the significance test. Default 0.

@@ -3,8 +3,9 @@
 Each run folder holds results.json (what was scored: the build's identity, the model spec, the settings)
 and per_query.parquet (every query's metric values). Runs compare only when they scored the same build
 (its content digest), mode, split and acoustic condition; the leaderboard gives each run's score per task
-with bootstrap intervals, and each run's paired difference from a reference run (one resample of
-queries serves both runs) with a paired randomization p-value, per task and per task x depth.
+with bootstrap intervals, and each run's paired difference from a reference run with a paired bootstrap
+interval and p-value, both from the same resamples of queries (one resample serves both runs), so that
+the interval excludes 0 exactly when p < 0.05 (up to one resample); per task, and per task x depth.
 """
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reasonaudio_metric.functional import (HARD_NEGATIVE, bootstrap_intervals, paired_differences, paired_p_values,
-                                          task_means, task_names)
+from reasonaudio_metric.functional import HARD_NEGATIVE, bootstrap_intervals, paired_differences, task_means, task_names
 
 from .report import HEADLINE, PER_QUERY, _percent, _table, unfinished
 
@@ -146,7 +146,7 @@ def compare(folders: list[str | Path], reference: str | Path | None = None, resa
             seed: int = 0) -> dict:
     """The leaderboard of runs (highest average headline first) as a dict: per run its scores per task,
     intervals and task x depth cells, and against the reference run (default: the first) the paired
-    difference with its interval and p-value, per task and per cell."""
+    difference with its paired bootstrap interval and p-value (of the same resamples), per task and per cell."""
     runs = load_runs(folders)
     check_comparable(runs)
     ref = runs[0] if reference is None else next((r for r in runs if r.folder.resolve() == Path(reference).resolve()), None)
@@ -172,8 +172,6 @@ def compare(folders: list[str | Path], reference: str | Path | None = None, resa
                               if key != "average"}
         if run is not ref:
             entry["versus_reference"] = paired_differences(values, reference_values, tasks, resamples, seed)
-            if resamples:
-                entry["versus_reference"]["p_values"] = paired_p_values(values, reference_values, tasks, resamples, seed)
             if cells is not None:
                 by_cell = paired_differences(values, reference_values, cells, resamples, seed)
                 entry["cells_versus_reference"] = {key: {"difference": by_cell["difference"][key][HEADLINE[mode]],
@@ -220,8 +218,8 @@ def markdown(comparison: dict) -> str:
     lines = [f"# ReasonAudio comparison: {headline} on build {comparison['build']['id']}", "",
              f"Data: {comparison['data']} ({parameters}). Values in %, bootstrap 95 % intervals over queries; "
              f"the change from the reference run ({reference}) on the same queries, with its paired bootstrap "
-             "interval and paired randomization p-value (two-sided).", "",
-             *_table(["#", "run", "model", *tasks, "average", f"vs {reference}", "p"], rows, 3)]
+             "interval and the two-sided p-value of the same resamples (the interval excludes 0 when p < 0.05).", "",
+             *_table(["#", "run", "model", *tasks, "average", f"vs {reference}", "bootstrap p"], rows, 3)]
     if comparison["cells"]:
         rows = [[cell, *(_cell_text(entry, cell) for entry in comparison["runs"])] for cell in comparison["cells"]]
         lines += ["", f"## {headline} by task and depth (change from {reference} in brackets)", "",

@@ -384,3 +384,36 @@ def test_compare_refuses_per_query_values_out_of_range_or_against_results_json(b
     assert main(["compare", str(tmp_path / "random"), str(tmp_path / "oracle"), "--bootstrap", "0"]) == 2
     error = capsys.readouterr().err.strip()
     assert message in error and "per_query.parquet" in error and len(error.splitlines()) == 1
+
+
+def _run_folder(folder: Path, tasks: list[str], accuracy: np.ndarray) -> str:
+    """A run folder as evaluate writes it (results.json and per_query.parquet), from per-query accuracies."""
+    folder.mkdir()
+    means = {task: {"accuracy": float(accuracy[np.asarray(tasks) == task].mean())} for task in dict.fromkeys(tasks)}
+    means["average"] = {"accuracy": float(np.mean([m["accuracy"] for m in means.values()]))}
+    record = {"build": {"id": "b"}, "data": "demo", "model": folder.name, "spec": folder.name, "metrics": means,
+              "parameters": {"mode": "group", "split": "test", "acoustics": None}}
+    (folder / "results.json").write_text(json.dumps(record))
+    pq.write_table(pa.table({"query_id": [f"q{i}" for i in range(len(tasks))], "task": tasks,
+                             "accuracy": accuracy}), folder / "per_query.parquet")
+    return str(folder)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_compare_calls_a_change_significant_exactly_when_its_interval_excludes_zero(tmp_path, seed):
+    """The interval of the change and its p-value come from the same paired bootstrap resamples, so they agree
+    up to one resample (a paired randomization p-value beside the bootstrap interval disagrees on these runs)."""
+    from reasonaudio.evaluation.compare import compare, markdown
+
+    rng = np.random.default_rng(seed)
+    tasks = ["order"] * 20 + ["negation"] * 20
+    before = (rng.random(40) < 0.5).astype(np.float64)
+    after = np.where(rng.random(40) < 0.3, 1.0, before)
+    resamples = 1000
+    runs = [_run_folder(tmp_path / "before", tasks, before), _run_folder(tmp_path / "after", tasks, after)]
+    comparison = compare(runs, resamples=resamples)
+    change = next(e for e in comparison["runs"] if e["name"] == "after")["versus_reference"]
+    for task in ["order", "negation", "average"]:
+        (low, high), p = change["intervals"][task]["accuracy"], change["p_values"][task]["accuracy"]
+        assert (low > 0 or high < 0) == (p < 0.05) or abs(p - 0.05) <= 2 / resamples, (task, low, high, p)
+    assert "| bootstrap p |" in markdown(comparison) and "p-value of the same resamples" in markdown(comparison)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from reasonaudio_metric.functional import score
+from reasonaudio_metric.functional import RESULT_KEYS, score
 
 TASKS = ["negation", "order", "overlap", "duration", "mix"]
 PYTREC = {"ndcg@10": "ndcg_cut_10", "recall@1": "recall_1", "recall@5": "recall_5", "recall@10": "recall_10",
@@ -284,10 +284,10 @@ def test_breakdown_errors_name_the_problem():
             score(similarity, queries, by=by)
 
 
-@pytest.mark.parametrize("task", ["average", "random", "", None, "negation ", 3])
+@pytest.mark.parametrize("task", [*RESULT_KEYS, "", None, "negation ", 3])
 def test_a_task_name_that_would_overwrite_or_split_a_headline_is_refused(task):
-    """'average' or 'random' would overwrite the macro average or the random baseline; a blank, spaced or
-    non-text name would add a sixth task and move the average."""
+    """A key of the result ('average', 'hard_negative_queries', ...) would overwrite what the result says
+    under it; a blank, spaced or non-text name would add a sixth task and move the average."""
     similarity, queries = group_case(10)
     tasks = list(queries["task"])
     tasks[3] = task
@@ -298,6 +298,39 @@ def test_a_task_name_that_would_overwrite_or_split_a_headline_is_refused(task):
     tasks[0] = task
     with pytest.raises(ValueError, match="task"):
         score(similarity, {**queries, "task": tasks}, corpus_ids, qrels, bootstrap=0)
+
+
+def test_a_result_with_everything_asked_holds_its_tasks_and_exactly_the_result_keys():
+    similarity, queries = group_case(10)
+    negatives = [[c for c in group if c != positive][:1] if i % 2 else []
+                 for i, (group, positive) in enumerate(zip(queries["candidates"], queries["positive"]))]
+    queries = {**queries, "hard_negatives": negatives, "depth": [i % 3 for i in range(len(negatives))]}
+    result = score(similarity, queries, baseline_similarity=similarity[:, ::-1], bootstrap=20, per_query=True,
+                   by=("task", "depth"))
+    assert list(result) == [*TASKS, *RESULT_KEYS]
+
+
+def _nested(qrels: dict) -> dict:
+    """The qrels table as BEIR's and pytrec_eval's {query_id: {clip_id: score}}."""
+    nested = {}
+    for query, clip, value in zip(qrels["query_id"], qrels["clip_id"], qrels["score"]):
+        nested.setdefault(query, {})[clip] = value
+    return nested
+
+
+def test_qrels_as_a_nested_mapping_score_as_the_qrels_table():
+    similarity, queries, clip_ids, qrels = corpus_case(11)
+    table = score(similarity, queries, clip_ids, qrels, bootstrap=50, per_query=True)
+    assert score(similarity, queries, clip_ids, _nested(qrels), bootstrap=50, per_query=True) == table
+    metric = evaluate.load("./reasonaudio_metric")
+    assert metric.compute(similarity=similarity, queries=queries, corpus_ids=clip_ids, qrels=_nested(qrels),
+                          bootstrap=50, per_query=True) == table
+    for i, query_id in enumerate(queries["query_id"]):
+        metric.add_batch(similarity=[similarity[i].tolist()], query_id=[query_id])
+    assert flat(metric.compute(queries=queries, corpus_ids=clip_ids, qrels=_nested(qrels), bootstrap=50,
+                               per_query=True)) == pytest.approx(flat(table))
+    with pytest.raises(ValueError, match="query 'q1' maps to a list, not {clip_id: score}"):
+        score(similarity, queries, clip_ids, {**_nested(qrels), "q1": ["c1"]}, bootstrap=0)
 
 
 def test_a_positive_listed_as_its_own_hard_negative_is_refused():
