@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 from reasonaudio.core.phrases import CONTINUOUS_LABELS, ESC50_PHRASES, FSD50K_PHRASES, phrase_for
 
 from .sources import BadRecording, Recording, open_source
+from .sources.base import UNKNOWN_LABELS
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,6 @@ SILENT_PEAK = 1e-4
 MIN_ACTIVE_SECONDS = 0.08  # a click or a knock: the shortest sound still recognised as itself
 TARGET_RMS_DB = -20.0
 PEAK_CEILING = 0.3         # three events at this peak sum below full scale: no clip ever clips
-UNKNOWN_LABELS = {"", "nan", "none", "null", "unknown"}
 KNOWN_LABELS = ESC50_PHRASES.keys() | FSD50K_PHRASES.keys()
 LOOP_CROSSFADE_SECONDS = 0.25    # equal-power crossfade at each seam of a looped sound
 SUSTAIN_DB = -10.0               # frames within 10 dB of a sound's median level are its sustained part

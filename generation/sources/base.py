@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from reasonaudio_dataset.splits import SPLITS  # noqa: F401 - sources assign recordings to these
 CREDIT_COLUMNS = ("credit", "attribution", "author")   # where tabular sources name who made a recording
+UNKNOWN_LABELS = {"", "nan", "none", "null", "unknown"}  # a label that names no class: the bank reports its recording
 
 
 class BadRecording(ValueError):
@@ -52,6 +54,44 @@ def inside(folder, path) -> bool:
     """Whether `path`, links followed, lies inside `folder`: a recording a table names is read only from its
     source folder, never through a link or `..` that leaves it."""
     return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+def outside(folder, path, named: str) -> str | None:
+    """Why the recording file `path` is not read (it leads outside `folder`, `inside`), or None: one rule and
+    one line for every source that reads files by path.
+
+    Args:
+        folder: the source's folder of recordings.
+        path: the file a source lists.
+        named: how the refusal names the file (a table, row and column, say).
+
+    Returns:
+        The refusal's line, or None for a file inside `folder`.
+    """
+    if inside(folder, path):
+        return None
+    return f"{named} leads outside {folder} (recordings are read only from the source folder)"
+
+
+def local_file(folder, path, named: str) -> Callable[[], tuple[np.ndarray, int]]:
+    """The `Recording.load` of the file `path` of a source read from `folder`: a file that leads outside it is
+    a bad recording (`outside`), reported by the bank and never read.
+
+    Args:
+        folder: the source's folder of recordings.
+        path: the file.
+        named: how a refusal names the file.
+
+    Returns:
+        A load reading the file, or one raising `BadRecording`.
+    """
+    problem = outside(folder, path, named)
+    return partial(refuse, BadRecording(problem)) if problem else partial(read_audio_file, path)
+
+
+def refuse(error: Exception):
+    """A load for a recording known to be bad: raises `error` when the bank reads it."""
+    raise error
 
 
 def read_audio_file(path) -> tuple[np.ndarray, int]:

@@ -1,10 +1,11 @@
 """A CSV manifest: columns `path,label`, optional `start,end` (seconds), `license` and `credit` (or
 `attribution`, `author`); paths relative to the manifest. UTF-8, with or without a byte-order mark.
 
-A row that cannot be used (no path; a start or end that is not a finite, non-negative number of seconds;
-an end not after its start) still yields its recording, whose `load()` raises `BadRecording` naming the file,
-row (its line number) and column: the bank reports it, or skips it with --skip-bad-sources, like
-unreadable audio, so nothing is lost silently and a typo never stops a whole run unasked.
+A row that cannot be used (no path; a start or end that is not a finite, non-negative number of seconds
+of at most a day; an end not after its start; a path leading outside the manifest's folder) still yields
+its recording, whose `load()` raises `BadRecording` naming the file, row (its line number) and column: the
+bank reports it, or skips it with --skip-bad-sources, like unreadable audio, so nothing is lost silently
+and a typo never stops a whole run unasked.
 
 One file on several rows: a row with the same crop as an earlier one (same label, or another label,
 which one sound cannot carry) is warned about and dropped, the first kept; under another label with a
@@ -21,13 +22,10 @@ import os
 from functools import partial
 from pathlib import Path
 
-from .base import BadRecording, CREDIT_COLUMNS, Recording, SourceError, inside, read_audio_file
+from .base import BadRecording, CREDIT_COLUMNS, Recording, SourceError, local_file, refuse
 
 log = logging.getLogger(__name__)
-
-
-def _raise(error: Exception):
-    raise error
+MAX_SECONDS = 24 * 3600.0    # a time into a recording beyond a day is a typo: the bank reads recordings whole
 
 
 def _seconds(row: dict, column: str, where: str) -> float | None:
@@ -42,6 +40,9 @@ def _seconds(row: dict, column: str, where: str) -> float | None:
         raise BadRecording(f"{where}, column {column}: {text!r} is not a finite number of seconds")
     if value < 0:
         raise BadRecording(f"{where}, column {column}: {text!r} is negative")
+    if value > MAX_SECONDS:
+        raise BadRecording(f"{where}, column {column}: {text!r} is more than a day ({MAX_SECONDS:g} s) into the "
+                           "recording")
     return value
 
 
@@ -91,14 +92,12 @@ def recordings(location: str, license: str = "") -> list[Recording]:
         try:
             start, end = _crop(row, f"{manifest.name}, row {line}")
         except BadRecording as error:
-            start, end, load = None, None, partial(_raise, error)
+            start, end, load = None, None, partial(refuse, error)
         else:
             if label and not _keep(listed.setdefault(file, []), line, label, (start or 0.0, end), manifest.name):
                 continue
-            load = partial(read_audio_file, manifest.parent / name)
-            if not inside(manifest.parent, manifest.parent / name):
-                load = partial(_raise, BadRecording(f"{manifest.name}, row {line}, column path: {name!r} leads outside "
-                                                    f"{manifest.parent} (files are read only from the manifest's folder)"))
+            load = local_file(manifest.parent, manifest.parent / name,
+                              f"{manifest.name}, row {line}, column path: {name!r}")
         found.append(Recording(
             recording_id=f"csv/{name}#{line}", label=label, origin=f"csv:{name or manifest.name}", load=load,
             license=(row.get("license") or "").strip() or license,

@@ -1,16 +1,17 @@
 """ESC-50 in its official layout: `audio/*.wav` and `meta/esc50.csv`.
 
-Each clip is cut from a Freesound recording (`src_file`, its id), which is what its attribution names."""
+Each clip is cut from a Freesound recording (`src_file`, its id), which is what its attribution names. Clips
+are read only from `audio/` (itself a link, say, to a download elsewhere): a file name leading out of it is a
+bad recording."""
 from __future__ import annotations
 
 import csv
 from collections import Counter
-from functools import partial
 from pathlib import Path
 
 from reasonaudio.core.phrases import ESC50_PHRASES
 
-from .base import Recording, SourceError, read_audio_file
+from .base import Recording, SourceError, local_file
 
 LICENSE = "CC-BY-NC-3.0 (ESC-50, K. J. Piczak; per-clip attribution in the dataset's LICENSE)"
 FOLD_SPLITS = {"1": "train", "2": "train", "3": "validation", "4": "test", "5": "test"}
@@ -54,7 +55,8 @@ def _selected(rows: list[dict], fold: str, per_class: str, meta: Path) -> list[d
 def _recording(root: Path, row: dict) -> Recording:
     return Recording(
         recording_id=f"esc50/{row['filename']}", label=row["category"], origin=f"esc50:{row['filename']}",
-        load=partial(read_audio_file, root / "audio" / row["filename"]), license=LICENSE,
+        load=local_file(root / "audio", root / "audio" / row["filename"], f"esc50.csv, clip {row['filename']!r}"),
+        license=LICENSE,
         attribution=f"freesound.org/s/{row['src_file']} (ESC-50, K. J. Piczak)" if row.get("src_file") else "",
         group=f"esc50/{row.get('src_file') or row['filename']}", split=FOLD_SPLITS.get(row["fold"]),
         phrase=ESC50_PHRASES.get(row["category"]),

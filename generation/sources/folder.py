@@ -1,10 +1,10 @@
-"""A folder with one sub-folder per class: `ROOT/<label>/*.{wav,flac,ogg,mp3,...}`."""
+"""A folder with one sub-folder per class: `ROOT/<label>/*.{wav,flac,ogg,mp3,...}`. A file or class sub-folder
+that links outside ROOT is a bad recording, never read."""
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
-from .base import Recording, SourceError, read_audio_file
+from .base import Recording, SourceError, local_file
 
 AUDIO_SUFFIXES = {".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif", ".opus"}
 
@@ -20,7 +20,8 @@ def recordings(location: str, license: str = "") -> list[Recording]:
     return [
         Recording(
             recording_id=f"folder/{p.parent.name}/{p.name}", label=p.parent.name, origin=f"folder:{p.parent.name}/{p.name}",
-            load=partial(read_audio_file, p), license=license, group=f"folder/{p.parent.name}/{p.name}",
+            load=local_file(root, p, f"{p.parent.name}/{p.name}"), license=license,
+            group=f"folder/{p.parent.name}/{p.name}",
         )
         for p in files
     ]

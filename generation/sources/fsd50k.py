@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import csv
 import json
-from functools import partial
 from pathlib import Path
 
-from .base import Recording, SourceError, read_audio_file
+from .base import Recording, SourceError, local_file
 
 LICENSE = "CC-BY-4.0 / CC0 / CC-BY-NC per clip (FSD50K; see FSD50K.metadata/*_clips_info_FSD50K.json)"
 
@@ -50,9 +49,10 @@ def recordings(location: str) -> list[Recording]:
             continue
         split = "test" if part == "eval" else "validation" if row.get("split") == "val" else "train"
         clip = info[part].get(row["fname"], {})   # FSD50K file names are Freesound ids
+        audio = root / f"FSD50K.{part}_audio"     # clips are read only from here (itself a link, say)
         found.append(Recording(
             recording_id=f"fsd50k/{part}/{row['fname']}", label=leaf, origin=f"fsd50k:{part}/{row['fname']}.wav",
-            load=partial(read_audio_file, root / f"FSD50K.{part}_audio" / f"{row['fname']}.wav"),
+            load=local_file(audio, audio / f"{row['fname']}.wav", f"{part}.csv, clip {row['fname']!r}"),
             license=clip.get("license") or LICENSE, group=f"fsd50k/{row['fname']}", split=split,
             attribution=", ".join(filter(None, (clip.get("uploader"), f"freesound.org/s/{row['fname']} (FSD50K)"))),
         ))

@@ -40,7 +40,7 @@ from pathlib import Path
 from reasonaudio.core.phrases import LABELS_SEPARATOR
 from reasonaudio.core.relations import MAX_TOLERANCE, Event
 
-from .base import BadRecording, Recording, SourceError, inside, read_audio_file
+from .base import BadRecording, Recording, SourceError, outside, read_audio_file
 
 LAYOUTS = {
     "dcase": ("filename", "onset", "offset", "event_label"),
@@ -262,10 +262,10 @@ def recordings(location: str, labels: str = "", ontology: str = "", merge_gap: s
     out = []
     for name, found in events.items():
         path = None if name in problems and not _inside(name) else _recording_path(folder, layout, name)
-        if path is not None and name not in problems and not inside(folder, path):
-            problems[name] = (f"{table.name}: recording {name!r} leads outside {folder} through a link (recordings "
-                              "are read only from the source folder)")
-            path = None
+        leaves = path is not None and name not in problems and outside(folder, path,
+                                                                        f"{table.name}: recording {name!r}")
+        if leaves:
+            problems[name], path = leaves, None
         problem = problems.get(name) or (None if path is not None and path.is_file() else
                                          f"{table.name}: recording {name!r} is not in {folder}")
         timeline = () if problem else merged(found, gap)

@@ -4,11 +4,14 @@ import logging
 
 import pytest
 
+from reasonaudio.cli import main
 from reasonaudio.generation.bank import BadSourcesError, build_bank
 from reasonaudio.generation.sources import open_source
-from reasonaudio.generation.sources import BadRecording
+from reasonaudio.generation.sources import BadRecording, SourceError
 
 from ..conftest import write_tone
+
+RUN = ["--queries-per-task", "2", "--sample-rate", "16000", "--quiet"]
 
 
 def manifest(tmp_path, rows: str, header="path,label,start,end", name="sounds.csv", **files) -> str:
@@ -126,3 +129,41 @@ def test_a_manifest_row_leaving_its_folder_is_a_row_error_never_read(tmp_path, w
     assert recordings[0].load()[1] == 8000
     with pytest.raises(BadRecording, match="leads outside"):
         recordings[1].load()
+
+
+@pytest.mark.parametrize("kind", ["csv", "folder"])
+def test_labels_said_alike_are_refused_naming_both(tmp_path, kind):
+    """'chainsaw' and 'Chainsaw' are both "a chainsaw": two classes with one phrase would ask "a chainsaw,
+    but not a chainsaw"; every source is refused, naming the two labels and the source."""
+    if kind == "csv":
+        spec = manifest(tmp_path, "a.wav,chainsaw,,\nb.wav,Chainsaw,,\n")
+    else:
+        for label in ("chainsaw", "Chainsaw"):
+            write_tone(tmp_path / label / "0.wav")
+        spec = f"folder:{tmp_path}"
+    with pytest.raises(SourceError) as error:
+        open_source(spec)
+    message = str(error.value)
+    assert len(message.splitlines()) == 1 and spec in message
+    assert "'chainsaw'" in message and "'Chainsaw'" in message and "'a chainsaw'" in message
+
+
+def test_labels_said_alike_stop_generate_with_one_line(tmp_path, capsys):
+    spec = manifest(tmp_path, "a.wav,dog,,\nb.wav,Dog barking,,\n")    # "a dog barking" twice
+    code = main(["generate", "--source", spec, "--out", str(tmp_path / "out"), *RUN])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "'dog' and 'Dog barking'" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("start, end, column", [("", "1e306", "end"), ("1e306", "", "start")])
+def test_a_time_beyond_any_recording_is_a_row_error_exit_2(tmp_path, capsys, start, end, column):
+    """A finite but huge time (1e306 s) is that row's error, naming the file and row, not an OverflowError."""
+    spec = manifest(tmp_path, f"a.wav,beep,,\nb.wav,hum,{start},{end}\n")
+    with pytest.raises(BadRecording) as error:
+        open_source(spec)[1].load()
+    assert str(error.value) == (f"sounds.csv, row 3, column {column}: '1e306' is more than a day (86400 s) into "
+                                "the recording")
+    code = main(["generate", "--source", f"{spec}?as_split=test", "--out", str(tmp_path / "out"), *RUN])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and f"sounds.csv, row 3, column {column}: '1e306'" in err

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import soundfile
 
-from reasonaudio.generation.bank import build_bank, decide_kind, prepare
-from reasonaudio.generation.sources import SourceError, open_source
+from reasonaudio.generation.bank import BadSourcesError, build_bank, decide_kind, prepare
+from reasonaudio.generation.sources import BadRecording, SourceError, open_source
 from reasonaudio.generation.sources.synthetic import CLASSES
 
 from ..conftest import write_tone
@@ -200,3 +200,22 @@ def test_a_seam_that_dips_is_measured():
     tone = np.sin(2 * np.pi * 440 * np.arange(rate) / rate).astype(np.float32)
     assert seam_dip_db(tone, 0, rate, 4000, rate) < 1                       # 440 Hz ends in phase after 1 s
     assert seam_dip_db(tone, 0, rate - 18, 4000, rate) > 3                  # half a period off: the crossfade cancels
+
+
+def test_a_class_folder_linked_outside_the_root_is_a_bad_recording_never_read(tmp_path):
+    """folder: reads only from its root, as csv: does; a class sub-folder that is a link out of it is refused,
+    naming the path, never read or published."""
+    root, elsewhere = tmp_path / "sounds", tmp_path / "elsewhere"
+    write_tone(root / "dog" / "0.wav")
+    write_tone(elsewhere / "0.wav", freq=300)
+    (root / "cat").symlink_to(elsewhere, target_is_directory=True)
+    recordings = {r.label: r for r in open_source(f"folder:{root}")}
+    assert recordings["dog"].load()[1] == 8000
+    with pytest.raises(BadRecording) as error:
+        recordings["cat"].load()
+    assert str(error.value) == (f"cat/0.wav leads outside {root} (recordings are read only from the source "
+                                "folder)")
+    with pytest.raises(BadSourcesError, match="folder:cat/0.wav: cat/0.wav leads outside"):
+        build_bank(f"folder:{root}", split=None, count=2, sample_rate=8000, progress=False)
+    bank = build_bank(f"folder:{root}", split=None, count=2, sample_rate=8000, skip_bad=True, progress=False)
+    assert [s.label for s in bank.sounds] == ["dog"] and [o for o, _ in bank.skipped] == ["folder:cat/0.wav"]
