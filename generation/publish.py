@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reasonaudio_dataset.card import RECORDS, write_card
-from reasonaudio_dataset.certificate import read_certificate
+from reasonaudio_dataset.certificate import coverage_note, read_certificate, too_small
 from reasonaudio_dataset.folders import check_unlinked
 
 from .layout import LEFTOVER, publishable_files
@@ -58,8 +58,13 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, revision: s
     check_repo_id(repo_id)
     folder = Path(folder)
     check_unlinked(folder)      # the card is rewritten before the upload
-    if require_certificate and read_certificate(folder) is None:
-        raise NotPublishable(f"{folder} {UNCERTIFIED.format(folder=folder)}")
+    if require_certificate:
+        found = read_certificate(folder)
+        if found is None:
+            raise NotPublishable(f"{folder} {UNCERTIFIED.format(folder=folder)}")
+        if too_small(found["coverage"]):    # a certificate that tested nothing certifies nothing
+            raise NotPublishable(f"{folder} is not certified: {coverage_note(found['coverage'])}; a build with more "
+                                 "queries a task (--queries-per-task) can be")
     problems = validate(folder, quick=dry_run, workers=2)  # a dry run skips the audio check
     if problems:
         raise NotPublishable(f"{folder} fails validation, not publishing:\n" + "\n".join(f"  - {p}" for p in problems))

@@ -128,7 +128,7 @@ def test_a_natural_build_says_how_many_recordings_it_had_against_where_its_group
     assert "A natural build of 3,000 recordings." in many and "fewer" not in many
 
 
-def test_a_build_too_small_to_test_is_never_called_clean(copy):
+def test_a_build_too_small_to_test_is_never_called_clean(copy, capsys):
     """Cells under MIN_CELL queries are not tested: a build where no cell reaches it is too small to certify, and
     its certificate and card say so instead of "none flagged"."""
     small = cli.MIN_CELL - 10
@@ -138,6 +138,8 @@ def test_a_build_too_small_to_test_is_never_called_clean(copy):
     assert f"**Not certified**: too small to certify: no cell reaches {cli.MIN_CELL} queries; 4 cells untested." in card
     assert "Cells flagged" not in card and "none" not in card.split(SECTION)[1]
     assert validate(copy, quick=True) == []
+    assert main(["publish", str(copy), "--repo-id", "org/x", "--dry-run", "--require-certificate"]) == 1
+    assert "is not certified: too small to certify" in capsys.readouterr().err
 
 
 def test_a_build_with_some_cells_too_small_says_how_many_went_untested(copy):
