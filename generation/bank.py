@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 from reasonaudio.core.phrases import CONTINUOUS_LABELS, ESC50_PHRASES, FSD50K_PHRASES, phrase_for
 
 from .sources import BadRecording, Recording, open_source
-from .sources.base import UNKNOWN_LABELS
+from .sources.base import UNKNOWN_LABELS, known_bad
 
 log = logging.getLogger(__name__)
 
@@ -320,6 +320,9 @@ def build_bank(source: str | list[Recording], split: str | None = "test", count:
         log.warning("only %d recordings are available for split %r; using all of them instead of %d",
                     len(in_split), split, count)
         count = len(in_split)
+    known = [(r.origin, known_bad(r)) for r in in_split if known_bad(r)]
+    if known and not skip_bad:      # the source's own errors (a manifest's rows), before any audio is read
+        raise BadSourcesError(known)
     queues = _balanced_queues(in_split, seed)
     sounds: list[AtomicSound] = []
     bad: list[tuple[str, str]] = []

@@ -94,6 +94,13 @@ def refuse(error: Exception):
     raise error
 
 
+def known_bad(recording: Recording) -> str | None:
+    """Why a recording its source already knows to be unusable (its load is a `refuse`) is bad, or None: told
+    before any audio is read, so that a manifest's own errors are refused at once."""
+    load = recording.load
+    return str(load.args[0]) if isinstance(load, partial) and load.func is refuse else None
+
+
 def read_audio_file(path) -> tuple[np.ndarray, int]:
     import soundfile
 
