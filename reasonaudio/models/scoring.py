@@ -147,9 +147,9 @@ def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, na
         where = f"{index} ({unit} {start}-{start + len(batch) - 1}) of {len(batch)} {unit}"
         output = encode(batch)
         try:
-            vectors = torch.as_tensor(output).detach()
-        except (TypeError, ValueError, RuntimeError):
-            raise ValueError(f"{name} returned a {type(output).__name__}, not vectors, for {where}") from None
+            vectors = real_vectors(output)
+        except ValueError as error:
+            raise ValueError(f"{name} returned {error}, for {where}") from None
         if vectors.ndim != 2 or len(vectors) != len(batch):
             got = f"{len(vectors)} vectors" if vectors.ndim == 2 else f"an array of shape {tuple(vectors.shape)}"
             raise ValueError(f"{name} returned {got} for {where}")
@@ -163,6 +163,31 @@ def encode_batches(encode: Encoder, batches: Iterable[Sequence], device: str, na
         parts.append(unit_rows(vectors))
         start += len(batch)
     return torch.cat(parts)
+
+
+def real_vectors(values) -> torch.Tensor:
+    """`values` (an array, tensor or nested list) as a tensor in its own dtype, for `unit_rows` to scale
+    without a lossy cast. Complex values (a cast keeps their real part alone, with only a warning), bools
+    and anything not numbers are refused.
+
+    Args:
+        values: what a model or a file gave as vectors.
+
+    Returns:
+        A tensor of integers or floats, detached.
+
+    Raises:
+        ValueError: what `values` hold instead, for the caller to say whose they are.
+    """
+    try:
+        vectors = torch.as_tensor(values).detach()
+    except (TypeError, ValueError, RuntimeError):
+        held = f"an array of {values.dtype}" if isinstance(values, np.ndarray) else f"a {type(values).__name__}"
+        raise ValueError(f"{held}, not vectors") from None
+    if vectors.is_complex() or vectors.dtype == torch.bool:
+        fix = ".real, .abs() or both parts side by side" if vectors.is_complex() else "cast the flags to float"
+        raise ValueError(f"{str(vectors.dtype).removeprefix('torch.')} values, not real numbers ({fix})")
+    return vectors
 
 
 SAFE_PEAK = (1e-15, 1e15)   # a row whose largest entry lies here squares and sums in float32 without loss
@@ -210,11 +235,12 @@ class EmbeddingSystem(VectorSystem):
     def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
         texts, size = list(data.queries["text"]), chunk_size(batch_size)
         queries = encode_chunked(len(texts), lambda rows: encode_texts(
-            self.encode_text, texts[rows.start:rows.stop], "cpu", batch_size, "queries", False, "encode_text", rows.start),
+            self.encode_text, texts[rows.start:rows.stop], "cpu", batch_size, "queries", False,
+            f"{self.name}'s encode_text", rows.start),
             self._cache("queries"), "queries", progress, size, self.shared, partial(data.content_key, "queries"))
         clips = encode_chunked(len(data.corpus), lambda rows: encode_batches(
             self.encode_audio, data.audio_batches(self.sampling_rate, batch_size, False, rows), "cpu",
-            "encode_audio", "clips", (queries.shape[1], "encode_text"), rows.start, batch_size),
+            f"{self.name}'s encode_audio", "clips", (queries.shape[1], "encode_text"), rows.start, batch_size),
             self._cache("clips", self.sampling_rate), "clips", progress, size, self.shared,
             partial(data.content_key, "clips"))
         return queries, clips

@@ -9,7 +9,8 @@ fingerprint of the build the vectors are of, so that another build is refused) o
   and `embedding` (list of floats).
 
 Every query of the split and every clip of its corpus must be there (extra ids are ignored); scores are
-cosine similarities, as for every embedding model.
+cosine similarities, as for every embedding model, of each vector normalised in the file's own precision
+(float64 vectors of any finite magnitude keep their directions).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from reasonaudio.models.scoring import VectorSystem, unit_rows
+from reasonaudio.models.scoring import VectorSystem, real_vectors, unit_rows
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +37,18 @@ def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings
             stored, and scoring the file on another build (regenerated with another seed: the same ids, other
             clips) is refused. Without it the file cannot be checked, and evaluate warns.
 
+    The vectors are stored as float32 unit vectors (cosine is scale-free), normalised in their own precision
+    first: float64 vectors of any finite magnitude keep their directions. NaN, inf and all-zero vectors are
+    refused, as evaluate would refuse them.
+
     Returns:
         The path written.
     """
     path = Path(path)
-    queries, clips = np.asarray(query_embeddings, np.float32), np.asarray(clip_embeddings, np.float32)
     query_ids, clip_ids = list(query_ids), list(clip_ids)
-    _check_rows("query", query_ids, queries, path)
-    _check_rows("clip", clip_ids, clips, path)
+    queries = _unit("query", query_ids, _vectors("query", query_ids, query_embeddings, path), f"embeddings:{path}")
+    clips = _unit("clip", clip_ids, _vectors("clip", clip_ids, clip_embeddings, path), f"embeddings:{path}")
+    queries, clips = queries.numpy(), clips.numpy()
     fingerprint = _fingerprint_of(build, split) if build is not None else ""
     if path.suffix == ".npz":
         np.savez(path, query_id=np.asarray(query_ids, str), query_embedding=queries,
@@ -63,10 +68,28 @@ def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings
     return path
 
 
-def _check_rows(kind: str, ids: list, vectors: np.ndarray, path: Path) -> None:
+def _vectors(kind: str, ids: list, values, path: Path) -> torch.Tensor:
+    """`values` as one row of real numbers per id, in their own dtype: a float32 cast would turn float64
+    vectors of magnitude 1e-50 into zeros and of 1e50 into inf (`unit_rows` scales them losslessly)."""
+    try:
+        vectors = real_vectors(values).cpu()
+    except ValueError as error:
+        raise ValueError(f"embeddings:{path}: the {kind} vectors are {error}") from None
     if vectors.ndim != 2 or len(vectors) != len(ids) or not ids:
-        raise ValueError(f"embeddings {path}: {len(ids)} {kind} ids and {kind} vectors of shape {vectors.shape}; "
+        raise ValueError(f"embeddings {path}: {len(ids)} {kind} ids and {kind} vectors of shape {tuple(vectors.shape)}; "
                          "expected one vector (a row) per id, at least one")
+    return vectors
+
+
+def _unit(kind: str, ids: list, vectors: torch.Tensor, name: str) -> torch.Tensor:
+    """`vectors` (one per id) at unit length; NaN, inf or a vector of zeros (no direction: it would score 0
+    against every clip, silently) is refused, naming the file `name` and the first ids it is at."""
+    for wrong, what in (((~vectors.isfinite()).any(dim=1), "hold NaN or inf"),
+                        ((vectors == 0).all(dim=1), "are all zeros (no direction to score)")):
+        if bool(wrong.any()):
+            at = [ids[i] for i in wrong.nonzero()[:3, 0].tolist()]
+            raise ValueError(f"{name}: {int(wrong.sum())} of the {kind} vectors {what}, e.g. those of {at}")
+    return unit_rows(vectors)
 
 
 BUILD_KEY = "reasonaudio_build_fingerprint"    # Parquet metadata (an .npz holds the array build_fingerprint)
@@ -112,8 +135,14 @@ def load_embeddings(path) -> dict[str, tuple[list[str], np.ndarray]]:
             missing = {"query_id", "query_embedding", "clip_id", "clip_embedding"} - set(arrays.files)
             if missing:
                 raise ValueError(f"embeddings:{path} lacks the arrays {sorted(missing)}")
-            found = {kind: (arrays[f"{kind}_id"].astype(str).tolist(), np.asarray(arrays[f"{kind}_embedding"], np.float32))
-                     for kind in ("query", "clip")}
+            found = {}
+            for kind in ("query", "clip"):
+                try:
+                    ids, values = arrays[f"{kind}_id"].astype(str).tolist(), arrays[f"{kind}_embedding"]
+                except ValueError:   # an object array, which allow_pickle=False will not load
+                    raise ValueError(f"embeddings:{path}: {kind}_id or {kind}_embedding is an array of Python "
+                                     "objects; save strings and numbers") from None
+                found[kind] = (ids, _vectors(kind, ids, values, path).numpy())
     elif path.suffix == ".parquet":
         import pyarrow
         import pyarrow.parquet as pq
@@ -132,11 +161,10 @@ def load_embeddings(path) -> dict[str, tuple[list[str], np.ndarray]]:
             vectors = rows.column("embedding").to_pylist()
             if len({len(v) if v is not None else -1 for v in vectors}) > 1:
                 raise ValueError(f"embeddings:{path}: the {kind} vectors have several widths (or a null)")
-            found[kind] = (rows.column(f"{kind}_id").to_pylist(), np.asarray(vectors, np.float32).reshape(len(vectors), -1))
+            ids = rows.column(f"{kind}_id").to_pylist()
+            found[kind] = (ids, _vectors(kind, ids, np.asarray(vectors), path).numpy())
     else:
         raise ValueError(f"embeddings:{path}: expected a .npz or .parquet file")
-    for kind, (ids, vectors) in found.items():
-        _check_rows(kind, ids, vectors, path)
     return found
 
 
@@ -165,10 +193,7 @@ class PrecomputedEmbeddings(VectorSystem):
         if missing:
             raise ValueError(f"{self.name} has no vector for {len(missing)} of the split's {len(wanted)} {kind} ids, "
                              f"e.g. {missing[:3]}")
-        aligned = torch.from_numpy(vectors[[row[identifier] for identifier in wanted]])
-        if not bool(aligned.isfinite().all()):
-            raise ValueError(f"{self.name}: NaN or inf in the {kind} vectors")
-        return unit_rows(aligned)
+        return _unit(kind, wanted, torch.from_numpy(vectors[[row[identifier] for identifier in wanted]]), self.name)
 
     def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
         if data.acoustics is not None:   # every condition's clips share their ids: the file cannot say which it holds

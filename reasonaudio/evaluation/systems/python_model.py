@@ -3,7 +3,8 @@
 The module is imported from the working directory or the Python path. The factory (called with the
 spec's options as keyword strings, and `device=` when it takes one) returns an object with
 `encode_text(list[str])` and `encode_audio(list[np.ndarray])`, each returning a (batch x width) array or
-tensor, and a `sampling_rate` attribute (the rate its audio arrays must have; None: as stored).
+tensor of real numbers (complex or bool ones are refused), and a `sampling_rate` attribute (the rate its
+audio arrays must have; None: as stored).
 
 Its embeddings are cached only when the object has a `cache_key` string that changes whenever its
 vectors would (e.g. the checkpoint's hash): nothing in the spec can tell a retrained checkpoint at the
