@@ -17,10 +17,35 @@ from pathlib import Path
 TARGET = 1.5
 
 
-def bad_inputs(out: Path) -> None:
-    """The files the hostile cases read: manifests, a folder source and a build folder with links."""
+COMPLEX_MODEL = """import numpy as np
+
+class Complex:
+    sampling_rate = 16000
+
+    def encode_text(self, texts):
+        return np.ones((len(texts), 8)) * (1 + 1j)
+
+    def encode_audio(self, clips):
+        return np.ones((len(clips), 8))
+
+def make():
+    return Complex()
+"""
+
+
+def bad_inputs(out: Path, build: Path) -> None:
+    """The files the hostile cases read: manifests, a folder source, a build folder with links, a file and a model
+    of complex vectors (for the ids of `build`)."""
     import numpy as np
+    import pyarrow.parquet as pq
     import soundfile
+
+    ids = {table: [i for path in sorted((build / table).glob("test-*.parquet"))
+                   for i in pq.read_table(path, columns=[column])[column].to_pylist()]
+           for table, column in (("queries", "query_id"), ("corpus", "clip_id"))}
+    np.savez(out / "complex.npz", query_id=np.asarray(ids["queries"]), clip_id=np.asarray(ids["corpus"]),
+             query_embedding=np.ones((len(ids["queries"]), 8)) * 1j, clip_embedding=np.ones((len(ids["corpus"]), 8)))
+    (out / "complex_model.py").write_text(COMPLEX_MODEL)
 
     for name in ("a", "b"):
         soundfile.write(out / f"{name}.wav", np.sin(np.arange(24000) / 8 * (1 + (name == "b"))) / 2, 8000)
@@ -57,20 +82,29 @@ def refusals(folder: str, out: str) -> dict[str, list[str]]:
         "generate from a class folder linked outside": ["generate", "--source", f"folder:{out}/root?as_split=test",
                                                         "--out", f"{out}/x"],
         "generate through a linked staging folder": ["generate", "--out", f"{out}/linked", "--queries-per-task", "2"],
+        "evaluate a file of complex vectors": ["evaluate", "--data", folder, "--model", f"embeddings:{out}/complex.npz",
+                                               "--out", f"{out}/r"],
+        "evaluate a model returning complex vectors": ["evaluate", "--data", folder, "--model",
+                                                       "python:complex_model:make", "--out", f"{out}/r"],
     }
 
+
+# Cases whose bad input is known only once the vectors are read (a file's dtype, a model's output): after torch and
+# datasets load. They are held to TARGET beyond the cost of those imports, measured in the same run (FLOOR).
+AFTER_LOADING = {"evaluate a file of complex vectors", "evaluate a model returning complex vectors"}
+FLOOR = "import torch, datasets, reasonaudio.evaluation.runner, reasonaudio.evaluation.systems"
 
 # Cases run online, against a Hub endpoint where nothing listens (every other case runs with HF_HUB_OFFLINE=1).
 ONLINE = {"evaluate a Hub dataset id, the Hub unreachable": {"HF_ENDPOINT": "http://127.0.0.1:9"}}
 
 
-def refused(arguments: list[str], repeats: int, environment: dict) -> tuple[float, int, str]:
+def refused(arguments: list[str], repeats: int, environment: dict, where: str) -> tuple[float, int, str]:
     """The median wall time of `repeats` fresh processes, the exit status and the last line they print."""
     times = []
     for _ in range(repeats):
         begun = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "reasonaudio", *arguments], capture_output=True, text=True,
-                              env=environment)
+                              env=environment, cwd=where)
         times.append(time.perf_counter() - begun)
     lines = (done.stderr or done.stdout).strip().splitlines() or [""]
     return statistics.median(times), done.returncode, lines[-1]
@@ -87,15 +121,26 @@ def main() -> None:
         folder = f"{scratch}/demo"
         for split in ("test", "train"):
             generate(GenerateConfig(out=folder, split=split, queries_per_task=2, sample_rate=16000, progress=False))
-        bad_inputs(Path(scratch))
+        bad_inputs(Path(scratch), Path(folder))
         load = os.getloadavg()[0]
-        print(f"load average {load:.1f} on {os.cpu_count()} cores; target {TARGET} s\n\n"
+        floor = statistics.median(imported(environment) for _ in range(args.repeats))
+        print(f"load average {load:.1f} on {os.cpu_count()} cores; target {TARGET} s (cases read after loading: "
+              f"{TARGET} s beyond `{FLOOR}`, {floor:.2f} s in this run)\n\n"
               "| mistake | seconds | exit | the line |\n|---|---:|---:|---|")
         for name, arguments in refusals(folder, scratch).items():
             online = {k: v for k, v in environment.items() if k != "HF_HUB_OFFLINE"} | ONLINE.get(name, {})
-            took, status, line = refused(arguments, args.repeats, online if name in ONLINE else environment)
-            print(f"| {name} | {took:.2f}{'' if took < TARGET else ' MISSED'} | {status} | "
+            took, status, line = refused(arguments, args.repeats, online if name in ONLINE else environment, scratch)
+            beyond = took - floor if name in AFTER_LOADING else took
+            shown = f"{took:.2f} (floor + {beyond:.2f})" if name in AFTER_LOADING else f"{took:.2f}"
+            print(f"| {name} | {shown}{'' if beyond < TARGET else ' MISSED'} | {status} | "
                   f"{line.replace(scratch, '…').replace('|', '/')[:160]} |")
+
+
+def imported(environment: dict) -> float:
+    """The wall time of a fresh process importing what evaluate needs before it reads any vectors."""
+    begun = time.perf_counter()
+    subprocess.run([sys.executable, "-c", FLOOR], env=environment, check=True)
+    return time.perf_counter() - begun
 
 
 if __name__ == "__main__":
