@@ -16,6 +16,7 @@ from .splits import RECORDS
 CERTIFICATE = "certificate.json"     # in RECORDS
 SECTION = "## Validity"              # the card's heading of the section
 FIELDS = ("fingerprint", "benchmark_version", "tasks", "systems", "flagged", "coverage", "command")   # what the card shows
+MIN_CELL = 30         # cells with fewer queries are reported, never flagged: their intervals are too wide
 
 
 def certificate_path(out: Path) -> Path:
@@ -37,6 +38,23 @@ def read_certificate(out: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     return found if isinstance(found, dict) and set(FIELDS) <= set(found) else None
+
+
+def coverage(results: dict) -> dict[str, int]:
+    """How many cells (each task, and each cell of its breakdown) the baselines' build has, and how many hold fewer
+    than MIN_CELL queries: `baselines` tests none of those, so no flag can be raised there.
+
+    Args:
+        results: the baselines' results by system (a system's `num_queries` and breakdown cells: every system
+            scores the same queries).
+
+    Returns:
+        {"cells": how many, "untested": how many under MIN_CELL queries, "min_queries": MIN_CELL}.
+    """
+    result = next(iter(results.values()))
+    sizes = {**result["num_queries"],
+             **{key: cell["num_queries"] for key, cell in result.get("breakdown", {}).get("cells", {}).items()}}
+    return {"cells": len(sizes), "untested": sum(n < MIN_CELL for n in sizes.values()), "min_queries": MIN_CELL}
 
 
 def too_small(coverage: dict) -> bool:

@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reasonaudio_dataset.card import RECORDS, load_records, without_paths, write_card, write_json
-from reasonaudio_dataset.certificate import certificate_path
+from reasonaudio_dataset.certificate import certificate_path, coverage
 from reasonaudio_dataset.folders import held, split_lock
-
-from .cli import coverage
 
 
 def certificate(results: dict[str, dict], held_to: dict[str, str], flagged: list[str], record: dict,

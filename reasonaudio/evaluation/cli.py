@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reasonaudio_dataset.certificate import coverage_note, too_small
+from reasonaudio_dataset.certificate import MIN_CELL, coverage, coverage_note, too_small
 from reasonaudio_dataset.folders import check_data, check_unlinked
 from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
 
@@ -30,7 +30,6 @@ LEARNED = tuple(kind for kind, found in DECLARED.items() if found.needs_train)  
 MAIN = tuple(sorted((kind for kind, found in DECLARED.items() if found.short), key=lambda kind: DECLARED[kind].short))
 VERDICTS = tuple(kind for kind, found in DECLARED.items() if found.verdict)     # a verdict on the whole build
 BASELINE_FILES = ("baselines.json", "baselines.md", "baselines.csv", "baselines.png")
-MIN_CELL = 30         # cells with fewer queries are reported, never flagged: their intervals are too wide
 FLAG_RESAMPLES = 10000   # enough for the tails of a Bonferroni-adjusted interval
 
 
@@ -363,23 +362,6 @@ def no_flags() -> str:
     """The note when nothing is flagged, naming every rule held."""
     return (f"no task, and no cell of {MIN_CELL} queries or more, {rules()}, beyond its interval (95 % over the "
             "cells tested)")
-
-
-def coverage(results: dict) -> dict[str, int]:
-    """How many cells (each task, and each cell of its breakdown) the baselines' build has, and how many hold fewer
-    than MIN_CELL queries: `_significant` tests none of those, so no flag can be raised there.
-
-    Args:
-        results: the baselines' results by system (a system's `num_queries` and breakdown cells: every system
-            scores the same queries).
-
-    Returns:
-        {"cells": how many, "untested": how many under MIN_CELL queries, "min_queries": MIN_CELL}.
-    """
-    result = next(iter(results.values()))
-    sizes = {**result["num_queries"],
-             **{key: cell["num_queries"] for key, cell in result.get("breakdown", {}).get("cells", {}).items()}}
-    return {"cells": len(sizes), "untested": sum(n < MIN_CELL for n in sizes.values()), "min_queries": MIN_CELL}
 
 
 def flagged_cells(results: dict) -> list[str]:
