@@ -1,19 +1,18 @@
 """One import namespace: ReasonAudio installs `reasonaudio` (and its unmistakable `reasonaudio_dataset`,
 `reasonaudio_metric`), never a generic top-level name, so a user's own `models.py`, `training/`, `evaluation/`
 and `generation/` import as theirs beside it; README's quickstart runs from the user's folder."""
-import configparser
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from setuptools import find_namespace_packages
 
 from reasonaudio.cli import main
+from tests.installed import packages
 
 ROOT = Path(__file__).resolve().parents[1]
-PUBLIC = {"reasonaudio", "reasonaudio_dataset", "reasonaudio_metric", "reasonaudio_cli"}   # the last: a deprecated alias
+PUBLIC = {"reasonaudio", "reasonaudio_dataset", "reasonaudio_metric"}
 GENERIC = ("models", "training", "evaluation", "generation", "bench")
 
 
@@ -33,12 +32,8 @@ def in_folder(folder: Path, code: str) -> subprocess.CompletedProcess:
 
 
 def test_the_installed_packages_have_no_generic_top_level_name():
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    include = config["options.packages.find"]["include"].split()
-    top = {name.split(".")[0] for name in find_namespace_packages(str(ROOT), include=include)}
-    assert top == PUBLIC
-    assert "reasonaudio.generation" in find_namespace_packages(str(ROOT), include=include)
+    assert {name.split(".")[0] for name in packages()} == PUBLIC
+    assert "reasonaudio.generation" in packages()
 
 
 def test_a_users_own_modules_and_reasonaudio_import_side_by_side(tmp_path):
@@ -91,13 +86,6 @@ def test_the_python_quickstart_runs_unchanged_in_a_users_folder(small_corpus, tm
     done = in_folder(folder, block_with("python", "metric.compute(similarity="))
     assert done.returncode == 0, done.stderr
     assert "'accuracy'" in done.stdout.strip().splitlines()[-1]
-
-
-def test_the_old_command_module_still_runs_with_a_deprecation_warning(tmp_path):
-    done = in_folder(tmp_path, "import warnings; warnings.simplefilter('error'); import reasonaudio_cli")
-    assert done.returncode != 0 and "DeprecationWarning: reasonaudio_cli is deprecated" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "reasonaudio_cli", "--version"], capture_output=True, text=True)
-    assert done.returncode == 0 and done.stdout.startswith("reasonaudio ")
 
 
 @pytest.mark.parametrize("words", [["--help"], ["--version"]])

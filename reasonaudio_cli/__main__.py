@@ -1,4 +1,0 @@
-"""Deprecated: `python -m reasonaudio`."""
-from reasonaudio_cli import entry
-
-raise SystemExit(entry())
