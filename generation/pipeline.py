@@ -10,9 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import multiprocessing
 import tempfile
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
@@ -31,14 +30,13 @@ from reasonaudio_dataset.folders import held, split_lock
 from reasonaudio_dataset.schema import (AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern,
                                         mteb_ids)
 
-from .acoustics import Condition
-from .acoustics.chain import group_chain
 from .bank import SoundBank, to_pcm16
+from .clips import ClipRenderer, RenderWorkers, worker_renderer
 from .config import RAY, GenerateConfig, parse_executor
 from .executor import check_reachable, import_ray, render_on_ray
 from .kinds import PLANNED, BuildKind, build_kind
 from .layout import check_output_folder
-from .render import decode_pcm16, encode_flac, render
+from .render import decode_pcm16, encode_flac
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan
 from .writer import read_stamp, write_table
@@ -160,74 +158,40 @@ def qrels_batches(plan: Plan) -> Iterator[list[dict]]:
         yield batch
 
 
-# Worker side: the bank is handed over once per process, then each task is a list of clips.
-_BANK: SoundBank | None = None
-
-
-def _init_worker(bank: SoundBank) -> None:
-    global _BANK
-    _BANK = bank
-
-
-def unchanged(condition: Condition) -> str:
-    """The `acoustics` of a clip that a condition without transforms leaves as mixed."""
-    return json.dumps({"condition": condition.name, "transforms": []})
-
-
-def render_rows(job: tuple) -> list[tuple[bytes, str]]:
-    """The rows of one corpus file, rendered in a worker process: a condition's chain is drawn once per group
-    (whose clips are consecutive) and kept while its clips last.
-
-    Args:
-        job: (the clips' timelines, clip seconds, the acoustic condition, each clip's group, the plan's seed,
-            the split).
-
-    Returns:
-        FLAC bytes and `acoustics` JSON of each clip.
-    """
-    timelines, clip_seconds, condition, groups, plan_seed, split = job
-    rows, chain = [], None
-    for events, (query_id, members) in zip(timelines, groups):
-        clip = render(events, _BANK, clip_seconds)
-        if condition.clean:
-            rows.append((encode_flac(clip, _BANK.sample_rate), unchanged(condition)))
-            continue
-        if chain is None or chain.key != query_id:
-            chain = group_chain(condition, plan_seed, split, query_id, members, _BANK, clip_seconds)
-        rows.append((encode_flac(chain(clip), _BANK.sample_rate), json.dumps(chain.parameters())))
-    return rows
-
-
-def _bounded_map(function, jobs, pool, window: int):
-    """`map` in order over a process pool with at most `window` jobs in flight: Pool.imap would queue
-    every job at once and let finished FLAC batches pile up in memory when writing lags."""
-    if pool is None:
-        yield from map(function, jobs)
-        return
-    pending = deque()
-    for job in jobs:
-        pending.append(pool.apply_async(function, (job,)))
-        if len(pending) >= window:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
-
-
 def group_members(query: QueryPlan) -> tuple:
     """The timeline of each of a query's candidates: the group an acoustic condition draws its parameters for."""
     return tuple(candidate.events for candidate in query.candidates)
 
 
-def _corpus_batches(plan: Plan, first: int, end: int, pool, bar, condition: Condition):
+def clip_renderer(plan: Plan) -> ClipRenderer:
+    """The plan's renderer, with each query's group where a condition draws for it."""
+    conditions = plan.config.corpus_configs()
+    draws = any(not condition.clean for condition in conditions.values())
+    return ClipRenderer(plan.bank, plan.config.clip_seconds, plan.config.seed, plan.config.split, conditions,
+                        {query.query_id: group_members(query) for query in plan.queries} if draws else {})
+
+
+def render_rows(job: tuple[str, list]) -> list[tuple[bytes, str]]:
+    """The rows of one row group, rendered in a worker process (`RenderWorkers`).
+
+    Args:
+        job: (the corpus config, each clip's query id and timeline).
+
+    Returns:
+        FLAC bytes and `acoustics` JSON of each clip.
+    """
+    config, clips = job
+    renderer = worker_renderer()
+    return [(encode_flac(audio, renderer.sample_rate), acoustics)
+            for audio, acoustics in (renderer.render(events, query_id, config) for query_id, events in clips)]
+
+
+def _corpus_batches(plan: Plan, first: int, end: int, workers: RenderWorkers, bar, config: str):
     phrases = plan.phrases
     starts = range(first, end, AUDIO_ROWS_PER_GROUP)
-    jobs = (([c.events for _, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]], plan.config.clip_seconds,
-             condition, [(q.query_id, None if condition.clean else group_members(q))
-                         for q, _ in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]],
-             plan.config.seed, plan.config.split)
+    jobs = ((config, [(q.query_id, c.events) for q, c in plan.clips[s:min(end, s + AUDIO_ROWS_PER_GROUP)]])
             for s in starts)
-    results = _bounded_map(render_rows, jobs, pool, window=2 * plan.config.workers)
-    for start, rendered in zip(starts, results):
+    for start, rendered in zip(starts, workers.map(render_rows, jobs)):
         rows = []
         for (query, candidate), (flac, acoustics) in zip(plan.clips[start:start + len(rendered)], rendered):
             row = {
@@ -245,25 +209,16 @@ def render_corpus(plan: Plan, out: Path) -> list[str]:
     """Render this job's corpus files that are not already complete; returns the files it wrote."""
     config, stamp = plan.config, {"fingerprint": plan.fingerprint, "split": plan.config.split}
     todo = []
-    files = [(*file, corpus, condition) for corpus, condition in config.corpus_configs().items()
-             for file in plan.corpus_files(corpus)]
-    for index, (relative, first, end, corpus, condition) in enumerate(files):
+    files = [(*file, corpus) for corpus in config.corpus_configs() for file in plan.corpus_files(corpus)]
+    for index, (relative, first, end, corpus) in enumerate(files):
         if index % config.num_shards == config.shard_index and locate(out, relative, plan.fingerprint) is None:
-            todo.append((relative, first, end, corpus, condition))
-    total = sum(end - first for _, first, end, _, _ in todo)
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    pool = context.Pool(config.workers, _init_worker, (plan.bank,)) if config.workers > 1 and todo else None
-    if pool is None:
-        _init_worker(plan.bank)
-    try:
-        with tqdm(total=total, desc=f"rendering {config.split}", unit="clip", disable=not config.progress) as bar:
-            for relative, first, end, corpus, condition in todo:
-                write_table(out / STAGING / relative, corpus, _corpus_batches(plan, first, end, pool, bar, condition),
-                            stamp, row_group_size=AUDIO_ROWS_PER_GROUP)
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
+            todo.append((relative, first, end, corpus))
+    total = sum(end - first for _, first, end, _ in todo)
+    with RenderWorkers(clip_renderer(plan), config.workers if todo else 1) as workers, \
+            tqdm(total=total, desc=f"rendering {config.split}", unit="clip", disable=not config.progress) as bar:
+        for relative, first, end, corpus in todo:
+            write_table(out / STAGING / relative, corpus, _corpus_batches(plan, first, end, workers, bar, corpus),
+                        stamp, row_group_size=AUDIO_ROWS_PER_GROUP)
     return [relative for relative, *_ in todo]
 
 

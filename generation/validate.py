@@ -11,7 +11,6 @@ and, where there is one, the row.
 from __future__ import annotations
 
 import json
-import multiprocessing
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from itertools import groupby, zip_longest
@@ -37,12 +36,12 @@ from reasonaudio.versions import BENCHMARK_VERSION, __version__
 from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
                    from_pcm16, longest_inaudible, seam_dip_db)
 from .acoustics import CLEAN, MAX_RT60, Condition, ConditionError, condition_from_spec
-from .acoustics.chain import group_chain
 from .layout import CARD, survey
+from .clips import ClipRenderer, RenderWorkers, unchanged, worker_renderer
 from .config import LIMITS, corpus_configs
 from .kinds import build_kind
-from .pipeline import recording_digest, unchanged
-from .render import RECORDING, decode_pcm16, heard_apart, heard_together, render
+from .pipeline import recording_digest
+from .render import RECORDING, decode_pcm16, heard_apart, heard_together
 from .tasks import TASKS, possible_texts, shape_of
 from .templates import DEFAULT_STYLE, STYLES
 from .writer import read_stamp
@@ -496,10 +495,8 @@ def _acoustics_findings(out: Path, record: dict, conditions: dict[str, Condition
     return findings
 
 
-# Audio: every clip decoded and compared with its re-rendering, a row group per job.
-_BANK: SoundBank | None = None
-
-
+# Audio: every clip decoded and compared with its re-rendering (`ClipRenderer`, as generate rendered it), a row
+# group per job.
 def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, list[str]]:
     sounds, findings = [], []
     for relative in (f for f in record["files"] if f.startswith("sources/")):
@@ -534,21 +531,17 @@ def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, li
     return (None if findings else SoundBank(tuple(sounds), rate)), findings
 
 
-_GROUPS: tuple = ({}, {})          # (condition of each corpus config, every event of each query's group)
-
-
-def _init_worker(bank: SoundBank, groups: tuple = ({}, {})) -> None:
-    global _BANK, _GROUPS
-    _BANK, _GROUPS = bank, groups
-
-
-def _row_group_findings(job: tuple) -> list[str]:
-    path, group, clip_seconds, config, plan_seed, split = job
-    condition = _GROUPS[0].get(config)
-    columns = ["clip_id", "audio", "events", "query_id"] + (["acoustics"] if condition and not condition.clean else [])
+def _row_group_findings(job: tuple[str, int, str]) -> list[str]:
+    """What differs between one row group's clips (job: the file, the row group, its corpus config) and their
+    rendering from their events and the published sounds."""
+    path, group, config = job
+    renderer = worker_renderer()
+    transformed = renderer.transformed(config)
+    columns = ["clip_id", "audio", "events", "query_id"] + (["acoustics"] if transformed else [])
     table = pq.ParquetFile(path).read_row_group(group, columns=columns)
     relative = "/".join(Path(path).parts[-2:])
-    findings, chain = [], None
+    findings, rate_expected = [], renderer.sample_rate
+    expected_length = int(round(renderer.clip_seconds * rate_expected))
     for index, row in enumerate(table.to_pylist()):
         clip_id, audio, events = row["clip_id"], row["audio"], row["events"]
         at = f"{relative} row {group * AUDIO_ROWS_PER_GROUP + index} ({clip_id})"
@@ -557,34 +550,26 @@ def _row_group_findings(job: tuple) -> list[str]:
         except Exception as error:  # see _load_bank
             findings.append(f"{at}: audio does not decode ({error})")
             continue
-        expected_length = int(round(clip_seconds * _BANK.sample_rate))
-        if rate != _BANK.sample_rate or stored.ndim != 1 or len(stored) != expected_length:
+        if rate != rate_expected or stored.ndim != 1 or len(stored) != expected_length:
             findings.append(f"{at}: audio is {stored.shape} samples at {rate} Hz, expected {expected_length} mono "
-                            f"samples at {_BANK.sample_rate} Hz")
+                            f"samples at {rate_expected} Hz")
             continue
         if np.abs(stored).max() <= SILENT_PCM:
             findings.append(f"{at}: audio is silent")
             continue
+        if transformed and row["query_id"] not in renderer.groups:
+            findings.append(f"{at}: its query {row['query_id']!r} is not in queries")
+            continue
         try:
-            rendered = render(tuple(Event(**e) for e in events), _BANK, clip_seconds)
+            rendered, acoustics = renderer.render(tuple(Event(**e) for e in events), row["query_id"], config)
         except KeyError as error:
             findings.append(f"{at}: an event names a sound missing from sources ({error})")
             continue
-        if "acoustics" in row:
-            if row["query_id"] not in _GROUPS[1]:
-                findings.append(f"{at}: its query {row['query_id']!r} is not in queries")
-                continue
-            if chain is None or chain.key != row["query_id"]:
-                try:
-                    chain = group_chain(condition, plan_seed, split, row["query_id"], _GROUPS[1][row["query_id"]],
-                                        _BANK, clip_seconds)
-                except ValueError as error:    # a sound the condition leaves inaudible, a room out of bounds
-                    findings.append(f"{at}: its group's draw cannot be re-derived: {error}")
-                    chain = None
-                    continue
-            if json.loads(row["acoustics"]) != json.loads(json.dumps(chain.parameters())):
-                findings.append(f"{at}: its acoustics are not the draw its group's seed gives")
-            rendered = chain(rendered)
+        except ValueError as error:    # a sound the condition leaves inaudible, a room out of bounds
+            findings.append(f"{at}: its group's draw cannot be re-derived: {error}")
+            continue
+        if transformed and json.loads(row["acoustics"]) != json.loads(acoustics):
+            findings.append(f"{at}: its acoustics are not the draw its group's seed gives")
         rendered *= np.float32(32767)           # the scale of the stored samples: rounding differs by <= 0.5
         np.clip(rendered, -32767, 32767, out=rendered)
         rendered -= stored
@@ -643,21 +628,14 @@ def _audio_findings(out: Path, record: dict, params: dict, workers: int, progres
     for relative in (f for f in record["files"] if f.split("/")[0] in configs):
         metadata = pq.ParquetFile(out / relative).metadata
         for group in range(metadata.num_row_groups):
-            jobs.append((str(out / relative), group, params["clip_seconds"], relative.split("/")[0], params["seed"],
-                         params["split"]))
+            jobs.append((str(out / relative), group, relative.split("/")[0]))
             clips.append(metadata.row_group(group).num_rows)
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    renderer = ClipRenderer(bank, params["clip_seconds"], params["seed"], params["split"], configs, groups[1])
     bar = tqdm(total=sum(clips), desc=f"checking audio ({record['parameters']['split']})", unit="clip",
                disable=not progress)
-    if workers > 1:
-        with context.Pool(workers, _init_worker, (bank, groups)) as pool:
-            for found, count in zip(pool.imap(_row_group_findings, jobs), clips):
-                findings += found
-                bar.update(count)
-    else:
-        _init_worker(bank, groups)
-        for job, count in zip(jobs, clips):
-            findings += _row_group_findings(job)
+    with RenderWorkers(renderer, workers) as running:
+        for found, count in zip(running.map(_row_group_findings, jobs), clips):
+            findings += found
             bar.update(count)
     bar.close()
     return findings
