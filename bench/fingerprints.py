@@ -1,7 +1,7 @@
 """The reference builds' plan fingerprints against those of this benchmark version (`reasonaudio.versions`).
 
 A change that moves one of them changes the benchmark: record the new fingerprints under a new benchmark version
-and say what changed in CHANGELOG.md. Planning only, no audio: about 35 s on a 2-core machine, the stand-in's
+and say what changed in CHANGELOG.md. Planning only, no audio: about 45 s on a 2-core machine, the stand-in's
 recordings included.
 
     python bench/fingerprints.py [--esc50 PATH_TO_ESC50_SUBSET]

@@ -2,8 +2,9 @@
 
 Each is planned (no audio) from sources named relative to a working folder, so that its fingerprint, which holds
 the source as written, is the same in every clone: the built-in bank with the default settings, the paper's
-profile, the ESC-50 subset (fold 4, four clips a class; needs the recordings) and a natural stand-in with known
-truth. `bench/fingerprints.py` prints them; the tests hold them to `REFERENCE_FINGERPRINTS`."""
+profile, the ESC-50 subset (fold 4, four clips a class; needs the recordings), a natural stand-in with known
+truth, and the opt-in count task from the built-in bank and from the ESC-50 subset. `bench/fingerprints.py` prints
+them; the tests hold them to `REFERENCE_FINGERPRINTS`."""
 from __future__ import annotations
 
 import os
@@ -14,6 +15,7 @@ from .config import GenerateConfig
 
 RATE = 16000
 NATURAL_SEED = 2
+COUNT = {"tasks": ("count",)}
 STANDIN_RECORDINGS = 300
 ESC50_SOURCE = "esc50:ESC-50?as_split=test"       # ESC-50 folder named ESC-50 in the working folder
 NATURAL_SOURCE = "strong:st2?labels=audioset.tsv&ontology=ontology.json&as_split=test"
@@ -33,17 +35,19 @@ def reference_configs(workdir: str | Path) -> dict[str, GenerateConfig]:
     return {"synthetic": GenerateConfig(**common),
             "paper": GenerateConfig.from_profile("paper", **common),
             "esc50-subset": GenerateConfig(source=ESC50_SOURCE, **common),
-            "natural-standin": GenerateConfig(source=NATURAL_SOURCE, seed=NATURAL_SEED, **common)}
+            "natural-standin": GenerateConfig(source=NATURAL_SOURCE, seed=NATURAL_SEED, **common),
+            "count-synthetic": GenerateConfig(seed=4, **COUNT, **common),
+            "count-esc50": GenerateConfig(source=ESC50_SOURCE, seed=2, **COUNT, **common)}
 
 
 def prepare(workdir: str | Path, name: str, esc50: str | Path | None = None) -> bool:
     """Lay out in `workdir` what build `name` reads: a link `ESC-50` to the ESC-50 subset, or the stand-in `st2`.
 
     Returns:
-        False where the build's recordings are not to be had (the ESC-50 subset without `esc50`).
+        False where the build's recordings are not to be had (an ESC-50 build without `esc50`).
     """
     workdir = Path(workdir)
-    if name == "esc50-subset":
+    if reference_configs(workdir)[name].source == ESC50_SOURCE:
         if esc50 is None:
             return False
         link = workdir / "ESC-50"

@@ -15,4 +15,6 @@ REFERENCE_FINGERPRINTS = {
     "paper": "1cdc0a4dabcfb079",         # --profile paper on the built-in bank
     "esc50-subset": "4edf90664e1e16c9",  # ESC-50 fold 4, four clips a class, as esc50:ESC-50?as_split=test
     "natural-standin": "d2b681a258006c82",   # reasonaudio standin st2 --recordings 300 --seed 2, then seed 2
+    "count-synthetic": "b6df3853816fd762",   # --tasks count on the built-in bank, seed 4
+    "count-esc50": "6c6ee039bf8f2867",       # --tasks count on the ESC-50 subset (as above), seed 2
 }

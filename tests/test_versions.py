@@ -9,7 +9,7 @@ from reasonaudio.generation.references import reference_fingerprint
 from reasonaudio.versions import BENCHMARK_VERSION, REFERENCE_FINGERPRINTS, __version__
 
 
-@pytest.mark.parametrize("name", ["synthetic", "paper"])
+@pytest.mark.parametrize("name", ["synthetic", "paper", "count-synthetic"])
 @pytest.mark.slow
 def test_a_reference_build_plans_as_its_benchmark_version_says(name, tmp_path):
     assert reference_fingerprint(tmp_path, name) == REFERENCE_FINGERPRINTS[name], (
@@ -18,8 +18,9 @@ def test_a_reference_build_plans_as_its_benchmark_version_says(name, tmp_path):
 
 @pytest.mark.esc50
 @pytest.mark.slow
-def test_the_esc50_reference_plans_as_its_benchmark_version_says(esc50, tmp_path):
-    assert reference_fingerprint(tmp_path, "esc50-subset", esc50) == REFERENCE_FINGERPRINTS["esc50-subset"]
+@pytest.mark.parametrize("name", ["esc50-subset", "count-esc50"])
+def test_the_esc50_references_plan_as_their_benchmark_version_says(name, esc50, tmp_path):
+    assert reference_fingerprint(tmp_path, name, esc50) == REFERENCE_FINGERPRINTS[name]
 
 
 @pytest.mark.slow
@@ -27,8 +28,9 @@ def test_the_natural_reference_plans_as_its_benchmark_version_says(tmp_path):
     assert reference_fingerprint(tmp_path, "natural-standin") == REFERENCE_FINGERPRINTS["natural-standin"]
 
 
-def test_without_the_recordings_the_esc50_reference_is_not_planned(tmp_path):
-    assert reference_fingerprint(tmp_path, "esc50-subset") is None
+@pytest.mark.parametrize("name", ["esc50-subset", "count-esc50"])
+def test_without_the_recordings_an_esc50_reference_is_not_planned(name, tmp_path):
+    assert reference_fingerprint(tmp_path, name) is None
 
 
 def test_version_prints_both_versions(capsys):
