@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 
 from reasonaudio.core.relations import WHY_NATURAL_BUILDS_DO_NOT_COUNT
@@ -26,6 +27,47 @@ MAX_GROUP_BYTES = 2 ** 31   # one candidate group's audio (float32) in memory wh
 LIMITS = {"queries_per_task": (1, 100_000), "candidates": (2, 100), "atomic_sounds": (1, 100_000),
           "workers": (1, 256), "num_shards": (1, 100_000), "seed": (0, 2 ** 32 - 1)}   # (least, most) of each count
 ALL_DEPTHS = (1, 9)
+ROLE, ENCODE = "role", "encode"   # each field's metadata: BUILD or WORK, and how a BUILD field enters content()
+BUILD, WORK = "build", "work"
+
+
+def build(default, encode=None):
+    """A field that decides what the corpus is, so part of the plan's fingerprint.
+
+    Args:
+        default: the field's default.
+        encode: `encode(config, value)` -> what `content()` holds for it (left out where None); the value itself
+            without it.
+
+    Returns:
+        The dataclass field.
+    """
+    return field(default=default, metadata={ROLE: BUILD, ENCODE: encode})
+
+
+def work(default):
+    """A field that only says how the corpus is computed: any value of it plans the same corpus.
+
+    Args:
+        default: the field's default.
+
+    Returns:
+        The dataclass field.
+    """
+    return field(default=default, metadata={ROLE: WORK})
+
+
+def _listed(config, value) -> list:
+    return list(value)
+
+
+def _condition_specs(config, value) -> list[dict] | None:
+    """The acoustic conditions' specs (not their names or files) when there is more than the clean mix."""
+    return None if [c.name for c in config.conditions] == [CLEAN] else [c.spec for c in config.conditions]
+
+
+def _weights(config, value) -> dict | None:
+    return dict(value) or None
 
 
 @dataclass(frozen=True)
@@ -38,35 +80,37 @@ class GenerateConfig:
         queries_per_task, candidates, atomic_sounds, clip_seconds, sample_rate, seed: the build's size and seed.
         tasks, events_per_clip, depth, text_style, acoustics, shape_weights: what the queries and clips hold.
         skip_bad_sources: leave out unreadable recordings instead of stopping.
-        force, workers, num_shards, shard_index, executor, progress: how the work is done (not part of the
-            plan's fingerprint).
+        force, workers, num_shards, shard_index, executor, progress: how the work is done.
+        Each field declares `build` (it decides the corpus, so `content()`, the plan's fingerprint, holds it) or
+        `work` (out and how the work is done: any value plans the same corpus).
 
     Returns:
         A frozen config; `GenerateConfig.from_profile("paper", **changes)` starts from a named profile.
     """
-    source: str = "synthetic:"
-    out: str = "reasonaudio-corpus"
-    split: str = "test"
-    queries_per_task: int = 200
-    candidates: int = 10
-    atomic_sounds: int = 200
-    clip_seconds: float = 10.0
-    sample_rate: int = 44100
-    seed: int = 0
-    tasks: tuple[str, ...] = DEFAULT_TASKS
-    events_per_clip: tuple[int, int] = EVENTS_PER_CLIP   # sounds per clip, drawn per group (equal within one)
-    depth: tuple[int, int] = ALL_DEPTHS                  # atoms per query: shapes outside are left out
-    text_style: str = DEFAULT_STYLE
-    acoustics: tuple[str, ...] = (CLEAN,)               # conditions (preset names or YAML files); "all": every preset
-    skip_bad_sources: bool = False
-    shape_weights: tuple[tuple[str, float], ...] = ()   # (published shape, weight): drawn that much more often (else 1)
-    # how the work is done, not what it makes: left out of the fingerprint
-    force: bool = False          # write beside unrelated files in --out (never over a foreign README.md)
-    workers: int = 1
-    num_shards: int = 1
-    shard_index: int = 0
-    executor: str = "local"      # or "ray", "ray:ADDRESS": where the corpus files are rendered (generation/executor.py)
-    progress: bool = True
+    source: str = build("synthetic:")
+    out: str = work("reasonaudio-corpus")
+    split: str = build("test")
+    queries_per_task: int = build(200)
+    candidates: int = build(10)
+    atomic_sounds: int = build(200)
+    clip_seconds: float = build(10.0)
+    sample_rate: int = build(44100)
+    seed: int = build(0)
+    tasks: tuple[str, ...] = build(DEFAULT_TASKS)
+    events_per_clip: tuple[int, int] = build(EVENTS_PER_CLIP, _listed)   # sounds per clip, drawn per group
+    depth: tuple[int, int] = build(ALL_DEPTHS, _listed)   # atoms per query: shapes outside are left out
+    text_style: str = build(DEFAULT_STYLE)
+    skip_bad_sources: bool = build(False)
+    # conditions (preset names or YAML files); "all": every preset
+    acoustics: tuple[str, ...] = build((CLEAN,), _condition_specs)
+    # (published shape, weight): drawn that much more often (else 1)
+    shape_weights: tuple[tuple[str, float], ...] = build((), _weights)
+    force: bool = work(False)          # write beside unrelated files in --out (never over a foreign README.md)
+    workers: int = work(1)
+    num_shards: int = work(1)
+    shard_index: int = work(0)
+    executor: str = work("local")      # or "ray", "ray:ADDRESS": where the files are rendered (generation/executor.py)
+    progress: bool = work(True)
 
     def __post_init__(self):
         problems = [f"unknown split {self.split!r} (choose from {SPLITS})"] if self.split not in SPLITS else []
@@ -117,12 +161,13 @@ class GenerateConfig:
                             "clips or a lower sample-rate)")
         if isinstance(self.acoustics, str):
             object.__setattr__(self, "acoustics", (self.acoustics,))
+        conditions = []
         try:
-            object.__setattr__(self, "conditions", resolve_conditions(self.acoustics))
+            conditions = self.conditions
         except ConditionError as error:
             problems.append(str(error))
         natural = self.source.partition(":")[0] == NATURAL_KIND
-        if natural and [c.name for c in getattr(self, "conditions", [])] not in ([CLEAN], []):
+        if natural and [c.name for c in conditions] not in ([CLEAN], []):
             problems.append("a natural build (a strong-label source) takes --acoustics clean only: its recordings "
                             "are published as recorded")
         problems += [f"task {task!r} is not built from natural recordings: {WHY_NATURAL_BUILDS_DO_NOT_COUNT}; "
@@ -138,16 +183,21 @@ class GenerateConfig:
             raise ValueError(f"unknown profile {name!r} (choose from {', '.join(PROFILES)})")
         return cls(**{**PROFILES[name].options, **options})
 
+    @cached_property
+    def conditions(self) -> list[Condition]:
+        """The acoustic conditions `acoustics` names, clean first (resolved, and so checked, on creation)."""
+        return resolve_conditions(self.acoustics)
+
     def content(self) -> dict:
-        """The parameters that decide the corpus (not how it is computed); the acoustic conditions' specs
-        (not their names or files) when there is more than the clean mix."""
-        keep = ("source", "split", "queries_per_task", "candidates", "atomic_sounds", "clip_seconds",
-                "sample_rate", "seed", "tasks", "events_per_clip", "depth", "text_style", "skip_bad_sources")
-        content = {k: list(v) if k in ("events_per_clip", "depth") else v for k, v in asdict(self).items() if k in keep}
-        if [c.name for c in self.conditions] != [CLEAN]:
-            content["acoustics"] = [c.spec for c in self.conditions]
-        if self.shape_weights:
-            content["shape_weights"] = dict(self.shape_weights)
+        """The parameters that decide the corpus, not how it is computed: the fields declared `build`, in
+        field order, each as its field says."""
+        content = {}
+        for f in fields(self):
+            if f.metadata[ROLE] == BUILD:
+                value = getattr(self, f.name)
+                value = value if f.metadata[ENCODE] is None else f.metadata[ENCODE](self, value)
+                if value is not None:
+                    content[f.name] = value
         return content
 
     def corpus_configs(self) -> dict[str, Condition]:

@@ -4,12 +4,12 @@
 may go (never into a build's folder, whose files are the dataset)."""
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
 import shlex
-from contextlib import contextmanager
+import time
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .hub import hub_offline, unreachable_hub
@@ -136,7 +136,8 @@ def _links_below(folder: Path):
         yield from (path for path in (Path(root) / name for name in sorted(folders + files)) if path.is_symlink())
 
 
-LOCK = ".reasonaudio-lock"    # the file a run holds (flock) while it writes into a folder
+LOCK = ".reasonaudio-lock"    # the file a run holds (flock; on Windows msvcrt.locking) while it writes into a folder
+POLL_SECONDS = 0.2            # how often a run waiting its turn retries a Windows lock
 
 
 def split_lock(split: str) -> str:
@@ -166,8 +167,7 @@ def held(out: str | Path, name: str = LOCK, wait: bool = False, busy: str | None
     try:
         yield out
     finally:
-        (out / name).unlink(missing_ok=True)
-        os.close(lock)
+        _release(out / name, lock)
         for folder in created:          # innermost first
             if any(folder.iterdir()):
                 break
@@ -175,18 +175,64 @@ def held(out: str | Path, name: str = LOCK, wait: bool = False, busy: str | None
 
 
 def _lock(path: Path, wait: bool, busy: str) -> int:
-    """An exclusive flock on `path`, the file checked to be the one locked (a run finishing unlinks it; a run
+    """An exclusive lock on `path`, the file checked to be the one locked (a run finishing unlinks it; a run
     that opened the old file retries on the new one)."""
     while True:
         handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
+        if not _locked(handle, wait):
             os.close(handle)
-            raise FileExistsError(busy) from None
+            raise FileExistsError(busy)
         try:
             if os.fstat(handle).st_ino == os.stat(path).st_ino:
                 return handle
         except FileNotFoundError:
             pass
         os.close(handle)
+
+
+def _posix_locks():
+    """fcntl where the platform has it (POSIX), else None (Windows: msvcrt). Imported on use, so that loading a
+    build, which locks nothing, works everywhere."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    return fcntl
+
+
+def _locked(handle: int, wait: bool) -> bool:
+    """Whether this run now holds the open lock file `handle` exclusively (False: another run does). On Windows
+    its first byte is locked, polled while waiting: msvcrt's own blocking mode gives up after 10 s."""
+    fcntl = _posix_locks()
+    if fcntl is not None:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        return True
+    import msvcrt
+
+    while True:
+        try:
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:             # the byte is locked by another run
+            if not wait:
+                return False
+            time.sleep(POLL_SECONDS)
+
+
+def _release(path: Path, handle: int) -> None:
+    """Unlink the lock file while it is held, then close it, so that a run waiting on the unlinked file retries on
+    a new one (`_lock`). Windows unlinks no open file: there it is unlocked and closed first, and stays where
+    another run has opened it since (that run then holds it)."""
+    if _posix_locks() is not None:
+        path.unlink(missing_ok=True)
+        os.close(handle)
+        return
+    import msvcrt
+
+    msvcrt.locking(handle, msvcrt.LK_UNLCK, 1)
+    os.close(handle)
+    with suppress(PermissionError):
+        path.unlink(missing_ok=True)

@@ -70,7 +70,7 @@ def lint_imports(*arguments: str) -> subprocess.CompletedProcess:
     """
     with tempfile.TemporaryDirectory() as folder:
         environment = {**os.environ, "PYTHONPATH": str(lay_out(Path(folder)))}
-        return subprocess.run([sys.executable, "-c", LINT_IMPORTS, "--config", str(ROOT / "setup.cfg"), "--no-cache",
+        return subprocess.run([sys.executable, "-c", LINT_IMPORTS, str(ROOT / "setup.cfg"), "--no-cache",
                                *arguments], cwd=folder, env=environment, capture_output=True, text=True)
 
 

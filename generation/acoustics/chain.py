@@ -31,8 +31,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from ..bank import FRAME_SECONDS, TRIM_DB, frame_rms, rms_of
-from ..tasks.group import GAIN_DB
-from .condition import COMPOSITIONS, MAX_RT60, Condition, ConditionError
+from .condition import COMPOSITIONS, MAX_RT60, MIX_GAIN_DB, Condition, ConditionError
 
 NOISE_LEVEL = {"AddGaussianSNR": "noise_std", "AddColorNoise": "desired_noise_rms"}  # additive: the level parameter
 MAX_LOSS_DB = -TRIM_DB      # a sound the chain leaves this much quieter than itself is inaudible
@@ -416,7 +415,7 @@ def inaudible_sounds(conditions, sounds, seed: int, split: str, rate: int, draws
     is every transform but the noise, each a function of its drawn parameters (none on the allow-list draws
     anything when applied), so the same parameters on the same chunks give the same verdicts (a telephone
     draws its bitrate from three: four draws repeat one)."""
-    quietest, found, said = np.float32(10 ** (min(GAIN_DB) / 20)), {}, []
+    quietest, found, said = np.float32(10 ** (min(MIX_GAIN_DB) / 20)), {}, []
     measured = {}   # each sound at that gain, its level and clear frames kept: for every draw of every condition
     for condition in conditions:
         if condition.clean:

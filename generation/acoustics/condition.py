@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MAX_RT60 = 0.4      # seconds: a reverberation tail shorter than the 0.5 s order and overlap margins
+# dB: the gain each sound is mixed into a clip at, drawn by the planner (tasks/group.py); a condition must leave
+# every sound audible at the quietest of them
+MIX_GAIN_DB = (-6.0, 0.0)
 COMPOSITIONS = ("Compose", "OneOf", "SomeOf", "AtSampleRate")
 LATEST_VERSION = 2  # of how a spec's transforms compute (chain.transform_class); 1 where a spec names none
 

@@ -16,6 +16,7 @@ import numpy as np
 from reasonaudio.core.phrases import lookalikes
 from reasonaudio.core.relations import NO, OVERLAP_SECONDS, YES, Atom, Event, depth, mentioned, relevant
 
+from ..acoustics.condition import MIX_GAIN_DB
 from ..scene import Block, Scene, Slot
 from ..templates import DEFAULT_STYLE, render, templates
 from .flips import fits_where_moved
@@ -25,7 +26,6 @@ from .shape import CONTINUOUS, GAP_SECONDS, MIN_SECONDS, Need, Shape, Task
 
 MAX_ATTEMPTS = 200
 CLOSED_ATTEMPTS = 20        # group draws that must close before stars are taken
-GAIN_DB = (-6.0, 0.0)
 LONGEST_FREE = 3.0          # the longest a sound whose length no atom tests gets (the bank's discrete cap)
 ROOM_PER_BLOCK = 1.0        # a block gets at least this much time, or an unmentioned sound goes inside another
 MARGIN = 0.05               # clip time never planned, so rounding never pushes an event past the end
@@ -488,7 +488,7 @@ def _scene(shape: Shape, layout: Layout, sounds: dict, lengths: dict, picker: So
 
     def slot(role):
         sound = sounds[role]
-        return Slot(role, sound.label, sound.source_id, seconds[role], round(float(rng.uniform(*GAIN_DB)), 1),
+        return Slot(role, sound.label, sound.source_id, seconds[role], round(float(rng.uniform(*MIX_GAIN_DB)), 1),
                     sound.kind == "continuous")
 
     blocks = [Block(slot(host), inner and slot(inner), float(rng.uniform())) for host, inner in shape.layout(rng, seconds)]
@@ -767,7 +767,7 @@ def _design_group(query: _Query, shape: Shape, design: Design) -> QueryPlan:
     rooms = {blocks: room for blocks in range(planning.events[0], planning.events[1] + 1)
              if (room := _block_room(blocks, planning.clip_seconds)) is not None}
     drawn = design_scenes(shape, design, rooms, _ClassDraws(query.picker), partial(_free_seconds, rng=query.rng),
-                          GAIN_DB, GAP_SECONDS, query.rng)
+                          MIX_GAIN_DB, GAP_SECONDS, query.rng)
     if drawn is None:
         raise _Failed
     scenes, words = drawn
