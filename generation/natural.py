@@ -319,15 +319,12 @@ class Planning:
         return replace(self)
 
 
-OPPOSITE = {"present": "absent", "absent": "present", "overlap": "apart", "apart": "overlap", "long": "short",
-            "short": "long"}
-
-
 def mirror(atom: Atom, partners: dict[str, str]) -> Atom:
     """The atom that says the opposite of `atom`: the other order or length, at different times for at the same
     time, present for absent; for lasts(X, N), X for about N's partner M (`lasts_partners`)."""
-    if atom.relation in OPPOSITE:
-        return replace(atom, relation=OPPOSITE[atom.relation])
+    opposite = relations.REGISTRY[atom.relation].opposite
+    if opposite is not None:
+        return replace(atom, relation=opposite)
     if atom.relation in ("before", "longer"):
         return replace(atom, args=atom.args[::-1])
     return replace(atom, args=(atom.args[0], partners[atom.args[1]]))

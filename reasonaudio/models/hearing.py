@@ -10,7 +10,6 @@ the query, its graded part is a quarter of the mean peak probability of the requ
 """
 from __future__ import annotations
 
-import math
 from itertools import product
 from typing import Mapping, Optional, Sequence
 
@@ -18,7 +17,7 @@ import numpy as np
 import torch
 
 from reasonaudio.core import relations
-from reasonaudio.core.relations import AMBIGUOUS, YES, required_labels, relevant
+from reasonaudio.core.relations import AMBIGUOUS, REGISTRY, UNHEARD, YES, Heard, required_labels, relevant
 
 from .detector import GAP_STEPS, MEDIAN_STEPS, THRESHOLDS
 from .events import detection_scores
@@ -28,12 +27,9 @@ LEVEL = {YES: 2.0, AMBIGUOUS: 1.0}      # NO: 0
 GRADED = 0.999                          # the graded part stays below the next verdict
 
 
-def _logistic(margin: float, scale: float) -> float:
-    return 1 / (1 + math.exp(-max(-50.0, min(50.0, margin / scale))))
-
-
 def atom_confidence(atom, events: dict, peak: dict[str, float], heard: Optional[Mapping] = None) -> float:
-    """How sure the detector is that `atom` holds, in [0, 1] (see the module's docstring).
+    """How sure the detector is that `atom` holds, in [0, 1]: its relation's confidence (`Relation.confidence`)
+    over what the detector heard of each class the atom names.
 
     Args:
         atom: one atom of the query.
@@ -41,43 +37,13 @@ def atom_confidence(atom, events: dict, peak: dict[str, float], heard: Optional[
         peak: label -> the class's peak probability.
         heard: label -> every detected event of that class (`relations.occurrences`), which a count needs;
             None: `events`' one each.
+
+    Returns:
+        The confidence.
     """
-    labels = atom.labels
-    if atom.relation == "present":
-        return peak.get(labels[0], 0.0)
-    if atom.relation == "absent":
-        return 1 - peak.get(labels[0], 0.0)
-    if any(label not in events for label in labels):
-        return 0.25 * min(peak.get(label, 0.0) for label in labels)
-    if atom.relation in relations.COUNTED:     # yes: the counts (midway between fewest and most) say so by one
-        heard = {label: [events[label]] for label in labels} if heard is None else heard
-        x, *y = [sum(relations.count_range(heard[label])) / 2 for label in labels]
-        margin = {"times": lambda: 0.5 - abs(x - int(atom.args[1])), "more_often": lambda: x - y[0] - 0.5,
-                  "as_often": lambda: 0.5 - abs(x - y[0]),
-                  "differs_often": lambda: abs(x - y[0]) - 0.5}[atom.relation]()
-        return _logistic(margin, 0.25)
-    x = events[labels[0]]
-    y = events[labels[1]] if len(labels) > 1 else None
-    if atom.relation == "before":    # yes: x ends 0.5 s before y starts
-        return _logistic(y.onset - x.offset - relations.ORDER_GAP / 2, relations.ORDER_GAP / 2)
-    if atom.relation in ("overlap", "apart"):   # overlap yes: shared >= half the shorter and >= 0.5 s
-        shared = min(x.offset, y.offset) - max(x.onset, y.onset)
-        needed = max(relations.OVERLAP_FRACTION * min(x.seconds, y.seconds), relations.OVERLAP_SECONDS)
-        together = _logistic(shared - needed / 2, relations.OVERLAP_SECONDS / 2)
-        return together if atom.relation == "overlap" else 1 - together
-    if atom.relation == "longer":    # yes: twice as long; no: not longer
-        ratio = math.log(max(x.seconds, 1e-3) / max(y.seconds, 1e-3))
-        return _logistic(ratio - math.log(relations.LONGER_RATIO) / 2, math.log(relations.LONGER_RATIO) / 4)
-    if atom.relation in ("long", "short"):
-        middle = (relations.LONG_SECONDS + relations.SHORT_SECONDS) / 2
-        sign = 1 if atom.relation == "long" else -1
-        return _logistic(sign * (x.seconds - middle), (relations.LONG_SECONDS - relations.SHORT_SECONDS) / 4)
-    if atom.relation == "lasts":
-        target = float(atom.args[1])
-        yes = max(relations.LASTS_YES[0], relations.LASTS_YES[1] * target)
-        no = max(relations.LASTS_NO[0], relations.LASTS_NO[1] * target)
-        return _logistic((yes + no) / 2 - abs(x.seconds - target), (no - yes) / 4)
-    raise ValueError(f"no confidence rule for the relation {atom.relation!r}")
+    heard = {label: [event] for label, event in events.items()} if heard is None else heard
+    said = [Heard(peak.get(label, 0.0), events.get(label), heard.get(label, ())) for label in atom.labels]
+    return REGISTRY[atom.relation].confidence(said, atom.args[len(said):])
 
 
 def judged_score(atoms, detected) -> float:
@@ -105,7 +71,7 @@ def hearing_scores(data, detections: Sequence) -> torch.Tensor:
     for query, (atoms, candidates) in enumerate(zip(atoms_of, data.queries["candidates"])):
         needed = sorted(required_labels(atoms))
         if needed:
-            scores[query] = 0.25 * GRADED * peaks[:, [column[label] for label in needed]].mean(axis=1)
+            scores[query] = UNHEARD * GRADED * peaks[:, [column[label] for label in needed]].mean(axis=1)
         pool = set.intersection(*(with_label.get(label, set()) for label in needed)) if needed else range(len(detections))
         for index in set(pool) | {row_of[clip] for clip in candidates}:
             scores[query, index] = judged_score(atoms, detections[index])
