@@ -22,8 +22,10 @@ from __future__ import annotations
 import importlib
 import os
 import socket
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -34,6 +36,7 @@ RETRIES = 3           # runs of a task whose worker died, after the first
 REAP_SECONDS = 5      # how long a cluster's process has to end on SIGTERM before it is killed
 CONNECT_SECONDS = 5.0   # to reach a cluster's address before it is refused
 SHIPPED = ("reasonaudio", "reasonaudio_dataset")   # ReasonAudio's packages a node imports to render a file
+MAPPED = ("reasonaudio.generation",)      # the subpackages a clone keeps outside their package's folder
 
 
 def check_reachable(address: str | None) -> None:
@@ -97,8 +100,9 @@ def connect(ray, address: str | None, workers: int):
     one of `workers` CPUs. A cluster that refuses this run's token is one line saying what to set: Ray (2.52 on)
     sends a token to an address given outright only under RAY_AUTH_MODE=token, and says only that it failed."""
     try:
-        return ray.init(address=address, num_cpus=workers if address is None else None, log_to_driver=False,
-                        runtime_env=shipped_code())
+        with tempfile.TemporaryDirectory(prefix="reasonaudio-code-") as folder:    # uploaded by ray.init
+            return ray.init(address=address, num_cpus=workers if address is None else None, log_to_driver=False,
+                            runtime_env=shipped_code(Path(folder)))
     except ConnectionError as error:
         if "Authentication" not in str(error.__cause__):
             raise
@@ -107,12 +111,27 @@ def connect(ray, address: str | None, workers: int):
                          "RAY_AUTH_TOKEN or ~/.ray/auth_token") from None
 
 
-def shipped_code() -> dict:
+def shipped_code(folder: Path) -> dict:
     """The job's runtime environment: this checkout's SHIPPED packages, uploaded to the cluster once
     (content-hashed) and put first on every worker's path, so that a node renders with the driver's code and
     needs none of its own (an older ReasonAudio installed there would render other bytes). A caller that
-    started Ray itself gives its own runtime environment."""
-    return {"py_modules": [importlib.import_module(name) for name in SHIPPED], "excludes": ["__pycache__"]}
+    started Ray itself gives its own runtime environment.
+
+    Args:
+        folder: an empty folder where the packages are laid out as installed: in a clone the generator lives in
+            the top-level generation/ (setup.cfg's package_dir), not inside reasonaudio/.
+
+    Returns:
+        Ray's `runtime_env`, its `py_modules` the laid-out package folders.
+    """
+    skip = shutil.ignore_patterns("__pycache__")
+    for name in SHIPPED:
+        shutil.copytree(importlib.import_module(name).__path__[0], folder / name, ignore=skip)
+    for name in MAPPED:
+        inside = folder / Path(*name.split("."))
+        if not inside.exists():
+            shutil.copytree(importlib.import_module(name).__path__[0], inside, ignore=skip)
+    return {"py_modules": [str(folder / name) for name in SHIPPED], "excludes": ["__pycache__"]}
 
 
 def start_reaper(session: str) -> subprocess.Popen:

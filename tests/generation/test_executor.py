@@ -136,3 +136,22 @@ def test_a_local_cluster_the_driver_started_is_shut_down_when_the_driver_is_kill
             except psutil.Error:
                 pass
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_the_code_shipped_to_a_node_holds_the_generator_inside_reasonaudio(tmp_path):
+    """A clone keeps the generator in the top-level generation/ (setup.cfg's package_dir): the code a node
+    receives is laid out as installed, so the node imports reasonaudio.generation from it and not from elsewhere."""
+    import subprocess
+    import sys
+
+    from reasonaudio.generation.executor import shipped_code
+
+    modules = [Path(folder) for folder in shipped_code(tmp_path / "code")["py_modules"]]
+    assert [folder.name for folder in modules] == ["reasonaudio", "reasonaudio_dataset"]
+    assert (modules[0] / "generation" / "pipeline.py").is_file()
+    assert (modules[0] / "generation" / "acoustics" / "presets" / "clean.yaml").is_file()
+    assert not list(tmp_path.rglob("__pycache__"))
+    where = "import importlib.util as u; print(u.find_spec('reasonaudio.generation.pipeline').origin)"
+    found = subprocess.run([sys.executable, "-c", where], cwd=tmp_path, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(tmp_path / "code")})
+    assert found.stdout.strip() == str(modules[0] / "generation" / "pipeline.py"), found.stderr
