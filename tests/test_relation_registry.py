@@ -3,34 +3,36 @@ parsing, the relevance function and a detector's confidence read it from there."
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import re
+import sys
+from pathlib import Path
 
 import pytest
 
 from reasonaudio.core.relation_kinds import REGISTRY
-from reasonaudio.core.relation_kinds.base import (NO, YES, Event, Heard, Number, Relation, Relevance, clear, every,
-                                                  logistic, of_events, some)
+from reasonaudio.core.relation_kinds.base import NO, YES, Event, Heard, Number, Relation, every, some
 from reasonaudio.core.relations import AMBIGUOUS, Atom, judge_corpus, occurrences, relevant, verdict
 from reasonaudio.models.hearing import atom_confidence
 
-STARTS_GAP_MS = 500
-
-
-def _starts_first(x: Event, y: Event, slack: int = 0) -> Relevance:
-    """starts_first(X, Y): X starts at least half a second before Y; a clear no where Y starts no later than X."""
-    (x_on, _), (y_on, _) = x.span_ms, y.span_ms
-    return clear(x_on + STARTS_GAP_MS + 2 * slack <= y_on, y_on + 2 * slack <= x_on)
-
-
-# A relation over onsets only, declared as a module of reasonaudio/core/relation_kinds would declare it.
-STARTS_FIRST = Relation("starts_first", labels=2, number=None, requires_presence=True, truth=_starts_first,
-                        combine=every, confidence=of_events(lambda x, y: logistic(y.onset - x.onset - 0.25, 0.25)))
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def starts_first(monkeypatch):
-    """The toy relation's one line in the registry."""
-    monkeypatch.setitem(REGISTRY, STARTS_FIRST.name, STARTS_FIRST)
-    return STARTS_FIRST
+def starts_first(tmp_path, monkeypatch):
+    """The toy relation of docs/architecture.md: its module, written as the page shows it, and its one line."""
+    import reasonaudio.core.relation_kinds as relation_kinds
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    module, line = re.findall(r"```python\n(.*?)```", page[page.index("## Adding a relation"):], re.S)[:2]
+    (tmp_path / "starts_first.py").write_text(module, encoding="utf-8")
+    monkeypatch.setattr(relation_kinds, "__path__", [*relation_kinds.__path__, str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "reasonaudio.core.relation_kinds.starts_first", raising=False)
+    starts_first = importlib.import_module("reasonaudio.core.relation_kinds.starts_first")
+    relation = eval(line.strip().rstrip(","), {"starts_first": starts_first})
+    monkeypatch.setitem(REGISTRY, relation.name, relation)
+    yield relation
+    sys.modules.pop("reasonaudio.core.relation_kinds.starts_first", None)
 
 
 def _event(label: str, onset: float, offset: float) -> Event:
@@ -65,7 +67,7 @@ def test_a_relation_declares_every_field():
     required = {f.name for f in dataclasses.fields(Relation) if f.default is dataclasses.MISSING}
     assert required == {"name", "labels", "number", "requires_presence", "truth", "combine", "confidence"}
     with pytest.raises(TypeError):
-        Relation("starts_first", labels=2, number=None, requires_presence=True, truth=_starts_first, combine=every)
+        Relation("starts_first", labels=2, number=None, requires_presence=True, truth=lambda x, y, slack=0: NO, combine=every)
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
