@@ -153,11 +153,13 @@ def _run_merge(args) -> int:
     # datasets and pyarrow, imported on use: --help stays fast
     from reasonaudio_dataset.schema import check_data_file
 
-    from .layout import check_output_folder
-    from .pipeline import RECORDS, STAGING, finalize, locate
+    from reasonaudio_dataset.splits import RECORDS
 
-    check_output_folder(args.out, args.force)
-    out = Path(args.out)
+    from .folder import BuildFolder
+
+    folder = BuildFolder(args.out)
+    folder.check(args.force)
+    out = folder.path
     for part in map(Path, args.parts):
         for plan_file in sorted((part / RECORDS).glob("*.plan.json")):
             record = json.loads(plan_file.read_text())
@@ -167,18 +169,15 @@ def _run_merge(args) -> int:
             for relative in record["files"]:
                 check_data_file(relative, str(plan_file))
             for relative in record["files"]:
-                theirs = locate(part, relative, record["fingerprint"])
-                if theirs is not None and locate(out, relative, record["fingerprint"]) is None:
-                    staged = out / STAGING / relative
-                    staged.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(theirs, staged.with_name(f".{staged.name}.partial"))
-                    staged.with_name(f".{staged.name}.partial").replace(staged)
+                theirs = BuildFolder(part).locate(relative, record["fingerprint"])
+                if theirs is not None and folder.locate(relative, record["fingerprint"]) is None:
+                    folder.stage_copy(theirs, relative)
             mine.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(plan_file, mine)
     splits = sorted(p.name.removesuffix(".plan.json") for p in (out / RECORDS).glob("*.plan.json"))
     if not splits:
         raise ValueError(f"nothing to merge: no generated split in {out} or {args.parts}")
-    incomplete = [split for split in splits if not finalize(out, split)]
+    incomplete = [split for split in splits if not folder.finalize(split)]
     if incomplete:
         print(f"reasonaudio merge: files still missing for split(s) {incomplete}; merge the other jobs' folders",
               file=sys.stderr)

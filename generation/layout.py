@@ -1,7 +1,7 @@
 """Which files of a folder belong to a ReasonAudio corpus, so that nothing else is ever touched.
 
 A corpus folder holds its records (`.reasonaudio/`), the data files those records declare, and the
-dataset card. The writer refuses a folder holding anything else before any work (a user's own
+dataset card. The writer (`BuildFolder.check`) refuses a folder holding anything else before any work (a user's own
 README.md is never overwritten, even with --force), `publish` uploads only the declared files, and
 `validate` reports stray files that `load_dataset` would pick up through the card's glob patterns.
 """
@@ -15,16 +15,12 @@ from pathlib import Path
 from reasonaudio_dataset.card import CARD_RECORD, RECORDS, load_records, record_files
 from reasonaudio_dataset.certificate import CERTIFICATE
 from reasonaudio_dataset.schema import CONDITION_CONFIG, CONFIGS, check_data_file, is_config
-from reasonaudio_dataset.folders import CARD_PARTIAL, check_no_file_above, check_unlinked
+from reasonaudio_dataset.folders import CARD_PARTIAL
 
 CARD = "README.md"
 CONFIG_NAME = "|".join(CONFIGS + (CONDITION_CONFIG.pattern.strip("^$"),))
 DATA_NAME = re.compile(rf"^({CONFIG_NAME})/[^/]+\.parquet$")
 LEFTOVER = re.compile(rf"^(({CONFIG_NAME})/)?\.[^/]+\.partial$")   # a killed run's half-written file
-
-
-class ForeignFiles(FileExistsError):
-    """The output folder holds files that are not part of a ReasonAudio corpus."""
 
 
 def declared_files(out: Path) -> set[str]:
@@ -78,39 +74,6 @@ def survey(out: Path) -> tuple[list[str], list[str]]:
         else:
             foreign.append(entry.name + ("/" if entry.is_dir() else ""))
     return foreign, strays
-
-
-def _listing(files: list[str]) -> str:
-    return ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
-
-
-def check_output_folder(out: str | Path, force: bool = False) -> None:
-    """Refuse, before any work, an output folder that holds files not of a ReasonAudio corpus.
-
-    `force` lets unrelated files stay beside the corpus (untouched, never uploaded), but never a
-    foreign README.md (the card would replace it) nor stray data files (the card would load them)."""
-    if str(out).strip() == "":
-        raise ValueError("--out is empty (an unset shell variable?): name the output folder")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ForeignFiles(f"{out} is a file, not a folder; choose another --out")
-    check_no_file_above(out)
-    if out.is_dir():
-        check_unlinked(out, tuple(sorted(entry.name for entry in out.iterdir() if is_config(entry.name))))
-    foreign, strays = survey(out)
-    if strays:
-        raise ForeignFiles(f"{out} holds data files that no ReasonAudio record declares ({_listing(strays)}); "
-                           "the card's patterns would load them: move them away or choose another --out")
-    if CARD in foreign:
-        older = (out / RECORDS).is_dir() and not (out / RECORDS / CARD_RECORD).is_file()
-        raise ForeignFiles(f"{out}/{CARD} is not a card this toolkit wrote; it is never overwritten "
-                           "(not even with --force): choose another --out" + (
-                               " (a card written by a ReasonAudio version before 0.2 is not recognised: if that is "
-                               "what it is, delete it and run again)" if older else ""))
-    if foreign and not force:
-        raise ForeignFiles(f"{out} holds files that are not part of a ReasonAudio corpus ({_listing(foreign)}); "
-                           "choose an empty or new --out, or pass --force to write beside them (they are left "
-                           "untouched and never published)")
 
 
 def publishable_files(out: Path) -> list[str]:

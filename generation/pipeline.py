@@ -8,12 +8,9 @@ are written into a hidden staging folder and moved into view, card last, only on
 from __future__ import annotations
 
 import hashlib
-import json
-import logging
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Iterator
 
 import numpy as np
@@ -25,28 +22,21 @@ from reasonaudio.core.phrases import last_phrases
 from reasonaudio.core.records import caption, constraint_text, fingerprint
 from reasonaudio.core.relations import judge_queries
 from reasonaudio.versions import BENCHMARK_VERSION
-from reasonaudio_dataset.card import RECORDS, write_card, write_json
-from reasonaudio_dataset.folders import held, split_lock
-from reasonaudio_dataset.schema import (AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, data_pattern,
-                                        mteb_ids)
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, mteb_ids
 
 from .bank import SoundBank, to_pcm16
 from .clips import ClipRenderer, RenderWorkers, worker_renderer
 from .config import RAY, GenerateConfig, parse_executor
 from .executor import check_reachable, import_ray, render_on_ray
+from .folder import BuildFolder
 from .kinds import PLANNED, BuildKind, build_kind
-from .layout import check_output_folder
 from .render import decode_pcm16, encode_flac
 from .sources import SPLITS
 from .tasks import TASKS, QueryPlan
-from .writer import read_stamp, write_table
+from .writer import write_table
 
 MIN_CORPUS_FILES = 8
 QRELS_BATCH = 100_000   # qrels rows held before they are written
-
-log = logging.getLogger(__name__)
-STAGING = f"{RECORDS}/staging"
-PLANNING_LOCK = ".planning-lock"     # in RECORDS: held while a split is planned and its tables written
 
 
 @dataclass
@@ -89,23 +79,23 @@ def recording_digest(pcm16: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(pcm16, dtype="<i2").tobytes()).hexdigest()
 
 
-def _other_splits(out: Path, split: str, config: str, column: str) -> dict[str, list]:
+def _other_splits(out: BuildFolder, split: str, config: str, column: str) -> dict[str, list]:
     """The values of `column` in table `config` of every other split already in `out` (finished or staged)."""
     found = {}
     for other in (s for s in SPLITS if s != split):
-        files = [f for folder in (out, out / STAGING) for f in sorted(folder.glob(data_pattern(config, other)))]
+        files = out.data_files(config, other)
         found[other] = [v for f in files for v in pq.read_table(f, columns=[column]).column(column).to_pylist()]
     return found
 
 
-def other_split_texts(out: Path, split: str) -> frozenset[str]:
+def other_split_texts(out: BuildFolder, split: str) -> frozenset[str]:
     """Query texts of every other split already in `out` (finished or staged): `split` avoids them. Each
     split thus avoids all made before it, and one planned again (resumed, repeated) plans the same queries,
     none of its texts being another's: no two splits of a folder share a text, in whatever order made."""
     return frozenset().union(*_other_splits(out, split, "queries", "text").values())
 
 
-def check_own_recordings(out: Path, split: str, bank: SoundBank, kind: BuildKind) -> None:
+def check_own_recordings(out: BuildFolder, split: str, bank: SoundBank, kind: BuildKind) -> None:
     """Refuse, before anything is written, a split whose sounds come from recordings another split in `out`
     uses (two `as_split` of one source, say): splits draw on disjoint recordings, as `validate` checks. A
     natural split's recordings are published as recorded, so a copy of one under another path is the same
@@ -127,7 +117,7 @@ def check_own_recordings(out: Path, split: str, bank: SoundBank, kind: BuildKind
 
 def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) -> Plan:
     """The split's plan; `forbidden`: the query texts it avoids (default: those of the other splits in --out)."""
-    forbidden = other_split_texts(Path(config.out), config.split) if forbidden is None else forbidden
+    forbidden = other_split_texts(BuildFolder(config.out), config.split) if forbidden is None else forbidden
     kind = build_kind(config.source)
     bank, queries = kind.plan(config, forbidden)
     return Plan(config, bank, queries, kind)
@@ -205,44 +195,30 @@ def _corpus_batches(plan: Plan, first: int, end: int, workers: RenderWorkers, ba
         yield rows
 
 
-def render_corpus(plan: Plan, out: Path) -> list[str]:
+def render_corpus(plan: Plan, out: BuildFolder) -> list[str]:
     """Render this job's corpus files that are not already complete; returns the files it wrote."""
     config, stamp = plan.config, {"fingerprint": plan.fingerprint, "split": plan.config.split}
     todo = []
     files = [(*file, corpus) for corpus in config.corpus_configs() for file in plan.corpus_files(corpus)]
     for index, (relative, first, end, corpus) in enumerate(files):
-        if index % config.num_shards == config.shard_index and locate(out, relative, plan.fingerprint) is None:
+        if index % config.num_shards == config.shard_index and out.locate(relative, plan.fingerprint) is None:
             todo.append((relative, first, end, corpus))
     total = sum(end - first for _, first, end, _ in todo)
     with RenderWorkers(clip_renderer(plan), config.workers if todo else 1) as workers, \
             tqdm(total=total, desc=f"rendering {config.split}", unit="clip", disable=not config.progress) as bar:
         for relative, first, end, corpus in todo:
-            write_table(out / STAGING / relative, corpus, _corpus_batches(plan, first, end, workers, bar, corpus),
+            write_table(out.staged(relative), corpus, _corpus_batches(plan, first, end, workers, bar, corpus),
                         stamp, row_group_size=AUDIO_ROWS_PER_GROUP)
     return [relative for relative, *_ in todo]
 
 
-def locate(out: Path, relative: str, fingerprint: str) -> Path | None:
-    """The finished file of this plan, in view or staged; None if not written yet.
-
-    A file of another plan (other parameters, other code) at the same place is an error, never reused."""
-    for path in (out / relative, out / STAGING / relative):
-        found = read_stamp(path)
-        if found is not None and found.get("fingerprint") == fingerprint:
-            return path
-        if found is not None:
-            raise FileExistsError(f"{path} belongs to a different corpus (fingerprint {found.get('fingerprint')}, "
-                                  f"this run {fingerprint}): generated with other parameters; choose another --out")
-    return None
-
-
-def write_tables(plan: Plan, out: Path) -> None:
+def write_tables(plan: Plan, out: BuildFolder) -> None:
     stamp, split = {"fingerprint": plan.fingerprint, "split": plan.config.split}, plan.config.split
     tables = {"queries": lambda: [query_row(q) for q in plan.queries], "qrels": lambda: qrels_batches(plan),
               "sources": lambda: source_batches(plan.bank.sounds)}
     for config, rows in tables.items():
-        if locate(out, data_file(config, split), plan.fingerprint) is None:
-            write_table(out / STAGING / data_file(config, split), config, rows(), stamp,
+        if out.locate(data_file(config, split), plan.fingerprint) is None:
+            write_table(out.staged(data_file(config, split)), config, rows(), stamp,
                         row_group_size=AUDIO_ROWS_PER_GROUP if "audio" in FEATURES[config] else None)
 
 
@@ -291,33 +267,17 @@ def split_record(plan: Plan) -> dict:
     return record
 
 
-def finalize(out: Path, split: str) -> bool:
-    """Record the split and (re)write the card once every corpus file is there; False if some are missing."""
-    record = json.loads((out / RECORDS / f"{split}.plan.json").read_text())
-    found = {relative: locate(out, relative, record["fingerprint"]) for relative in record["files"]}
-    missing = [relative for relative, path in found.items() if path is None]
-    if missing:
-        log.info("%d file(s) of split %s are not written yet: %s", len(missing), split, missing[:3])
-        return False
-    for relative, path in found.items():
-        if path != out / relative:
-            (out / relative).parent.mkdir(parents=True, exist_ok=True)
-            path.replace(out / relative)
-    write_json(out / RECORDS / f"{split}.json", record)
-    write_card(out)
-    return True
-
-
 def prepare_split(config: GenerateConfig) -> tuple[Plan, dict]:
     """Plan the split and write its tables and its record: what every executor does before the audio (`generate`
     has checked the folder)."""
-    with held(Path(config.out) / RECORDS, PLANNING_LOCK, wait=True):   # one split plans at a time: the texts and
-        config.check_same_corpus()                                      # recordings of the others are its to avoid
+    out = BuildFolder(config.out)
+    with out.planning_lock():           # one split plans at a time: the texts and recordings of the others are its
+        config.check_same_corpus()      # to avoid
         plan = plan_split(config)
-        check_own_recordings(Path(config.out), config.split, plan.bank, plan.kind)
+        check_own_recordings(out, config.split, plan.bank, plan.kind)
         record = split_record(plan)
-        write_tables(plan, Path(config.out))
-        write_json(Path(config.out) / RECORDS / f"{config.split}.plan.json", record)
+        write_tables(plan, out)
+        out.write_plan_record(config.split, record)
     return plan, record
 
 
@@ -327,8 +287,8 @@ def render_file(plan: Plan, index: int, count: int) -> dict[str, bytes]:
     with tempfile.TemporaryDirectory(prefix="reasonaudio-shard-") as scratch:
         shard = replace(plan, config=replace(plan.config, out=scratch, workers=1, num_shards=count, shard_index=index,
                                              executor="local", progress=False))
-        written = render_corpus(shard, Path(scratch))
-        return {relative: (Path(scratch) / STAGING / relative).read_bytes() for relative in written}
+        folder = BuildFolder(scratch)
+        return {relative: folder.staged(relative).read_bytes() for relative in render_corpus(shard, folder)}
 
 
 def generate(config: GenerateConfig, task=render_file) -> dict:
@@ -346,10 +306,9 @@ def generate(config: GenerateConfig, task=render_file) -> dict:
     ray = import_ray() if kind == RAY else None       # before any work: a missing Ray is one line
     if ray is not None:
         check_reachable(address)                     # an address nothing answers: one line, before planning
-    check_output_folder(config.out, config.force)     # the text: Path("") would be the current folder
-    out = Path(config.out)
-    with held(out / RECORDS, split_lock(config.split), busy=f"{out}: split {config.split!r} is being generated by "
-              "another run right now; wait for it to finish (running the same command again then resumes it)"):
+    out = BuildFolder(config.out)       # the text: Path("") would be the current folder
+    out.check(config.force)
+    with out.split_lock(config.split):
         plan, record = prepare_split(config)
         if ray is None:
             render_corpus(plan, out)
@@ -357,7 +316,7 @@ def generate(config: GenerateConfig, task=render_file) -> dict:
             files = [(relative, end - first) for corpus in config.corpus_configs()
                      for relative, first, end in plan.corpus_files(corpus)]
             todo = [(index, relative, clips) for index, (relative, clips) in enumerate(files)
-                    if locate(out, relative, plan.fingerprint) is None]
-            render_on_ray(ray, task, plan, todo, len(files), out / STAGING, address, config)
-        record["complete"] = finalize(out, config.split)
+                    if out.locate(relative, plan.fingerprint) is None]
+            render_on_ray(ray, task, plan, todo, len(files), out.staging, address, config)
+        record["complete"] = out.finalize(config.split)
     return record

@@ -74,10 +74,10 @@ def _demo_configs(args) -> dict:
 
 
 def _run_demo(args) -> int:
-    from reasonaudio.generation.layout import check_output_folder
+    from reasonaudio.generation.folder import BuildFolder
 
     configs = _demo_configs(args)
-    check_output_folder(args.out)                               # an empty --out, a file: before the runs folder
+    BuildFolder(args.out).check()                               # an empty --out, a file: before the runs folder
     runs = args.runs or f"{Path(args.out)}-baselines"
     check_out(runs, args.out, BASELINE_FILES, overwrite=True)    # not inside the corpus: before any work
     if not args.quiet:

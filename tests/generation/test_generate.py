@@ -280,6 +280,7 @@ def test_sources_are_made_a_row_group_at_a_time(tmp_path, monkeypatch):
     """The sources table's FLAC rows are made as each row group is written, not all first (a natural bank is
     every recording of the split): no more than one row group's rows exist before the first is written."""
     from reasonaudio.generation import pipeline, writer
+    from reasonaudio.generation.folder import BuildFolder
     from reasonaudio.generation.pipeline import plan_split, write_tables
     from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
 
@@ -295,7 +296,7 @@ def test_sources_are_made_a_row_group_at_a_time(tmp_path, monkeypatch):
 
     monkeypatch.setattr(pipeline, "source_row", lambda sound: made.append(1) or real_row(sound))
     monkeypatch.setattr(writer.pq, "ParquetWriter", Recording)
-    write_tables(plan, tmp_path)
+    write_tables(plan, BuildFolder(tmp_path))
     sources = [(before, rows) for before, rows in written if before]
     assert len(plan.bank.sounds) > AUDIO_ROWS_PER_GROUP and len(sources) == -(-len(plan.bank.sounds) // AUDIO_ROWS_PER_GROUP)
     assert all(before == (k + 1) * AUDIO_ROWS_PER_GROUP or before == len(plan.bank.sounds)

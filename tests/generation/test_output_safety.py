@@ -61,13 +61,14 @@ def test_a_finished_corpus_is_no_foreign_folder(small_corpus, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(small_corpus, copy)
     config = GenerateConfig(out=str(copy), **{k: v for k, v in SMALL.items()})
-    from reasonaudio.generation.layout import check_output_folder, survey
+    from reasonaudio.generation.folder import BuildFolder
+    from reasonaudio.generation.layout import survey
 
     assert survey(copy) == ([], [])
-    check_output_folder(copy)     # resuming or adding a split is allowed
+    BuildFolder(copy).check()     # resuming or adding a split is allowed
     (copy / "README.md").write_text((copy / "README.md").read_text() + "\nmy notes\n")
     with pytest.raises(FileExistsError, match="README.md"):
-        check_output_folder(config.out)
+        BuildFolder(config.out).check()
 
 
 @pytest.mark.parametrize("out", ["", "  "])
