@@ -28,7 +28,7 @@ def mteb_agreement(data: str, spec: str) -> None:
     import mteb
 
     from reasonaudio.evaluation.mteb_model import mteb_model
-    from reasonaudio.evaluation.runner import run
+    from reasonaudio.evaluation.runner import RunSettings, run
     from reasonaudio.evaluation.systems import EvalData, open_system
     from reasonaudio_dataset.mteb_task import reasonaudio_task
 
@@ -41,7 +41,7 @@ def mteb_agreement(data: str, spec: str) -> None:
             scores = mteb.evaluate(mteb_model(spec), tasks=[reasonaudio_task(data, mode=mode)], cache=mteb.ResultCache(cache),
                                    show_progress_bar=False).task_results[0].scores["test"][0]
         wall = time.perf_counter() - started
-        ours = run(_Fixed(similarity), split, mode, bootstrap=0, progress=False)
+        ours = run(_Fixed(similarity), split, RunSettings(mode, bootstrap=0, progress=False))
         tasks = list(ours["num_queries"])
         prefix = "ndcg_at_10" if mode == "corpus" else "group_accuracy"
         per_task = max(abs(scores[f"{prefix}_{task}"] - ours[task][ours_key]) for task in tasks)

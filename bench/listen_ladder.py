@@ -87,7 +87,7 @@ def main() -> None:
                         "compose-or-memorise table (default: off)")
     args = parser.parse_args()
 
-    from reasonaudio.evaluation.runner import run
+    from reasonaudio.evaluation.runner import RunSettings, run
     from reasonaudio.evaluation.systems import EvalData, open_system
     from reasonaudio.generation.pipeline import GenerateConfig, generate
     from reasonaudio.training.loop import TrainConfig, train
@@ -130,7 +130,7 @@ def main() -> None:
         results, systems = {}, {}
         for name, spec in specs.items():
             systems[name] = open_system(spec)
-            results[name] = run(systems[name], test, "group", progress=False)
+            results[name] = run(systems[name], test, RunSettings(progress=False))
         times["ladder"] = time.perf_counter() - begun
 
         compose = {}
@@ -142,7 +142,7 @@ def main() -> None:
                     build(folder, split, args.compose_queries, 10, 10 + len(compose), style)
                     held = EvalData.load(str(folder), split)
                     compose[(recordings, templates)] = {
-                        name: run(open_system(specs[name]), held, "group", progress=False)
+                        name: run(open_system(specs[name]), held, RunSettings(progress=False))
                         for name in ("dual encoder", "detector")}
             times["compose or memorise"] = time.perf_counter() - begun
 

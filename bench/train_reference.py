@@ -50,7 +50,7 @@ def main() -> None:
                         "ESC-50 subset, fold 4): validation and train reuse them with other seeds (default: off)")
     args = parser.parse_args()
 
-    from reasonaudio.evaluation.runner import run
+    from reasonaudio.evaluation.runner import RunSettings, run
     from reasonaudio.evaluation.systems import EvalData, open_system
     from reasonaudio.generation.pipeline import GenerateConfig, generate
     from reasonaudio.training.loop import TrainConfig, train
@@ -71,15 +71,15 @@ def main() -> None:
               f"{'; validation and train reuse the test recordings with other seeds' if args.one_fold else ''}): "
               f"{built - started:.0f} s")
         test = EvalData.load(data, "test")
-        rows = {name: run(open_system(name), test, "group", progress=False) for name in ("random", RECOGNITION)}
+        quiet = RunSettings(progress=False)
+        rows = {name: run(open_system(name), test, quiet) for name in ("random", RECOGNITION)}
         for hard in (False, True):
             name = f"small, {'with' if hard else 'without'} hard negatives"
             begun = time.perf_counter()
             record = train(TrainConfig(data=data, out=str(root / ("small-hn" if hard else "small")), hard_negatives=hard,
                                        epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, progress=False))
             trained = time.perf_counter() - begun
-            rows[name] = run(open_system(f"trained:{root / ('small-hn' if hard else 'small')}"), test, "group",
-                             progress=False)
+            rows[name] = run(open_system(f"trained:{root / ('small-hn' if hard else 'small')}"), test, quiet)
             print(f"{name}: trained {trained:.0f} s, best validation accuracy "
                   f"{100 * record['best']['accuracy']:.1f} % at epoch {record['best']['epoch']}")
         print(f"\ntest split: {len(test.queries)} queries; group accuracy (%) with 95 % bootstrap intervals\n")

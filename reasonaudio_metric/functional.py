@@ -8,10 +8,11 @@ usual values (equal to trec_eval's).
 """
 from __future__ import annotations
 
+import inspect
 import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Mapping, Sequence
 
@@ -115,6 +116,36 @@ def check_confidence(confidence) -> None:
     """The level of an interval: a number strictly between 0 and 1 (0.95 for 95 %), or a one-line error."""
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
         raise ValueError(f"confidence must be a number strictly between 0 and 1 (e.g. 0.95), got {confidence!r}")
+
+
+def keyword_group(group, given: Mapping, function):
+    """`group(**given)`: keyword options of `function` that travel together as one frozen dataclass, so that
+    a long list stays one parameter. A keyword the group lacks is one line naming it and every keyword
+    `function` takes."""
+    unknown = sorted(set(given) - {field.name for field in fields(group)})
+    if unknown:
+        own = [name for name, parameter in inspect.signature(function).parameters.items()
+               if name not in ("self", "cls") and parameter.kind not in (parameter.VAR_POSITIONAL,
+                                                                         parameter.VAR_KEYWORD)]
+        known = ", ".join([*own, *(field.name for field in fields(group))])
+        raise ValueError(f"{function.__qualname__.removesuffix('.__init__')}: unknown keyword(s) {unknown}; "
+                         f"it takes {known}")
+    return group(**given)
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """How `score` draws its bootstrap intervals: `bootstrap` resamples (0: none) from `seed`, at level
+    `confidence`; checked on creation."""
+
+    bootstrap: int = 1000
+    seed: int = 0
+    confidence: float = 0.95
+
+    def __post_init__(self):
+        check_resamples("bootstrap", self.bootstrap)
+        check_count("seed", self.seed, 0)
+        check_confidence(self.confidence)
 
 
 def _widened(similarity):
@@ -781,8 +812,7 @@ def _parse_corpus_tables(queries, corpus_ids, qrels) -> CorpusTables:
 
 
 def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None, qrels: Mapping | None = None,
-          baseline_similarity=None, bootstrap: int = 1000, seed: int = 0, per_query: bool = False,
-          confidence: float = 0.95, by: Sequence[str] = ("task",)) -> dict:
+          baseline_similarity=None, per_query: bool = False, by: Sequence[str] = ("task",), **intervals) -> dict:
     """Score a similarity matrix: group mode without `corpus_ids`/`qrels`, corpus mode with both.
 
     Args:
@@ -794,9 +824,10 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
             `clip_id`, `score`) or BEIR's and pytrec_eval's {query_id: {clip_id: score}}; a score is 1
             (relevant) or -1 (excluded).
         baseline_similarity: a second system's matrix: adds a paired significance test ("p_values").
-        bootstrap, seed, confidence: the bootstrap intervals' resamples, seed and level.
         per_query: add each query's values ("per_query").
         by: the query columns scores are broken down by; ("task", "depth") adds every task x depth cell.
+        **intervals: `Intervals`' bootstrap (resamples, default 1000; 0: none), seed (default 0; also the
+            significance test's) and confidence (the level, default 0.95).
 
     Returns:
         {task: {metric: value}, "average": {...} (macro over tasks), "random": {...}, "intervals": {task:
@@ -806,9 +837,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         "hard_negative_queries" ({task: n}) where only some queries list hard negatives. RESULT_KEYS lists
         these keys, none of which a task may be named.
     """
-    check_resamples("bootstrap", bootstrap)
-    check_count("seed", seed, 0)
-    check_confidence(confidence)
+    drawn = keyword_group(Intervals, intervals, score)
+    bootstrap, seed, confidence = drawn.bootstrap, drawn.seed, drawn.confidence
     by = _check_by(by)
     if by != ("task",):
         cell, cells = _breakdown_cells(queries, by)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from reasonaudio.evaluation.runner import run
+from reasonaudio.evaluation.runner import RunSettings, run
 from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.cli import main
 from reasonaudio_metric.functional import score
@@ -35,7 +35,7 @@ def _train(splits, out, model: str, device: str) -> dict:
 
 
 def _candidate_scores(spec: str, data: EvalData, device: str, mode: str = "group") -> tuple[np.ndarray, dict]:
-    result = run(open_system(spec, device), data, mode, device=device, batch_size=4, bootstrap=0, progress=False,
+    result = run(open_system(spec, device), data, RunSettings(mode, device, batch_size=4, bootstrap=0, progress=False),
                  per_query=True)
     return np.array(result["per_query"]["scores"], dtype=np.float64), result
 

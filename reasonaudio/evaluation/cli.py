@@ -178,7 +178,7 @@ def run_evaluate(args) -> int:
     # torch and datasets, imported on use: --help stays fast
     from reasonaudio.models.distributed import close_distributed, distributed, init_distributed
 
-    from .runner import check_settings, run, run_conditions
+    from .runner import RunSettings, check_settings, run, run_conditions
     from .systems import EmbeddingSystem, EvalData
 
     from reasonaudio_dataset.identity import build_identity
@@ -195,13 +195,12 @@ def run_evaluate(args) -> int:
             system = open_system(args.model, device=device)
             if isinstance(system, EmbeddingSystem):
                 system.cache_root, system.shared = None if args.no_cache else args.cache, world > 1
+            settings = RunSettings(args.mode, device, args.batch_size, args.bootstrap, args.seed, not args.quiet)
             if len(conditions) > 1:
-                result = run_conditions(system, args.data, conditions, args.split, args.mode, device, args.batch_size,
-                                        args.bootstrap, args.seed, not args.quiet, per_query=True)
+                result = run_conditions(system, args.data, conditions, args.split, settings, per_query=True)
             else:
                 data = EvalData.load(args.data, args.split, acoustics=conditions[0] if conditions else None)
-                result = run(system, data, args.mode, device, args.batch_size, args.bootstrap, args.seed,
-                             not args.quiet, per_query=True)
+                result = run(system, data, settings, per_query=True)
         finally:
             close_distributed()
         if rank != 0:   # rank 0 scores and writes
@@ -388,7 +387,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
     depth, the same per task x shape x depth, with notes on the cells that fail and on how many are too small to
     test (`coverage`); the results by system; and the tasks and cells flagged (`flagged_cells`)."""
     # torch and datasets, imported on use: --help stays fast
-    from .runner import breakdown, run
+    from .runner import RunSettings, breakdown, run
     from .systems import EvalData
     from .systems.counting import TIES
 
@@ -406,7 +405,7 @@ def baselines_table(data_path: str, train: str | None, text_model: str, device: 
         except (ImportError, ValueError) as error:  # e.g. no text model offline: the other rows still count
             notes.append(f"{spec} skipped: {error}")
             continue
-        result = run(system, data, "group", device, progress=progress, by=by, per_query=True)
+        result = run(system, data, RunSettings(device=device, progress=progress), by=by, per_query=True)
         if out:
             parameters = {"mode": "group", "split": "test", "device": device, "batch_size": 32, "bootstrap": 1000,
                           "seed": 0, "acoustics": acoustics}

@@ -1,12 +1,14 @@
 """Score a system on a split: similarity on the device, reduced by the metric's functional core."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
 from reasonaudio.models.distributed import check_device, distributed
 from reasonaudio.models.scoring import EmbeddingSystem, EvalData, System, group_matrix, whole_similarity
-from reasonaudio_metric.functional import paired_differences, score
+from reasonaudio_metric.functional import keyword_group, paired_differences, score
 
 from .report import check_options
 
@@ -17,32 +19,55 @@ def check_settings(mode: str, device: str, batch_size: int, bootstrap: int, seed
     check_device(device)
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run scores, the same for every split and condition it covers; checked on creation, before any
+    data or model loads.
+
+    Args:
+        mode: "group" (each query ranks its own candidates: the headline) or "corpus" (the whole corpus).
+        device, batch_size: where, and how many items are encoded at once.
+        bootstrap, seed: resamples (0: none) and seed of the 95 % intervals.
+        progress: show progress bars.
+    """
+
+    mode: str = "group"
+    device: str = "cpu"
+    batch_size: int = 32
+    bootstrap: int = 1000
+    seed: int = 0
+    progress: bool = True
+
+    def __post_init__(self):
+        check_settings(self.mode, self.device, self.batch_size, self.bootstrap, self.seed)
+
+
 def breakdown(data: EvalData, columns: tuple[str, ...] = ("depth",)) -> tuple[str, ...]:
     """The metric's `by`: per task, and by those of `columns` the queries carry (builds that predate the
     depth and shape columns lack them, and get the per-task headline only)."""
     return ("task", *(c for c in columns if c in data.queries.column_names))
 
 
-def run(system: System, data: EvalData, mode: str = "group", device: str = "cpu", batch_size: int = 32,
-        bootstrap: int = 1000, seed: int = 0, progress: bool = True, by: tuple[str, ...] | None = None,
+def run(system: System, data: EvalData, settings: RunSettings = RunSettings(), by: tuple[str, ...] | None = None,
         per_query: bool = False) -> dict:
-    """The metric's result dict for `system` on `data`, broken down `by` those query columns (default:
-    task x depth where the queries carry depth); with each query's values when `per_query`. None on the
-    ranks other than 0 of a launcher's process group when the system shares its encoding (`shared`)."""
-    check_settings(mode, device, batch_size, bootstrap, seed)
+    """The metric's result dict for `system` on `data` under `settings`, broken down `by` those query columns
+    (default: task x depth where the queries carry depth); with each query's values when `per_query`. None
+    on the ranks other than 0 of a launcher's process group when the system shares its encoding (`shared`)."""
     by = by or breakdown(data)
-    if mode == "group":     # each query's candidates alone: queries x candidates, whatever the corpus
+    device, batch_size, progress = settings.device, settings.batch_size, settings.progress
+    if settings.mode == "group":     # each query's candidates alone: queries x candidates, whatever the corpus
         group = system.group_similarity(data, device=device, batch_size=batch_size, progress=progress)
     else:
         full = whole_similarity(system, data, device, batch_size, progress)
         group = group_matrix(full, data)
     if getattr(system, "shared", False) and distributed()[0] != 0:
         return None   # a launcher's other ranks helped encode; rank 0 scores
-    if mode == "group":
-        result = score(group, data.queries, bootstrap=bootstrap, seed=seed, by=by, per_query=per_query)
+    intervals = {"bootstrap": settings.bootstrap, "seed": settings.seed}
+    if settings.mode == "group":
+        result = score(group, data.queries, by=by, per_query=per_query, **intervals)
     else:
-        result = score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, bootstrap=bootstrap, seed=seed,
-                       by=by, per_query=per_query)
+        result = score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, by=by, per_query=per_query,
+                       **intervals)
     if per_query:
         result["per_query"] = {**query_columns(data, by), **result["per_query"], **candidate_scores(group, data)}
     return result
@@ -64,9 +89,8 @@ def candidate_scores(group: torch.Tensor, data: EvalData) -> dict[str, list]:
     return {"candidates": list(data.queries["candidates"]), "scores": scores.tolist(), "positive_rank": rank.tolist()}
 
 
-def run_conditions(system: System, source: str, conditions: list[str], split: str = "test", mode: str = "group",
-                   device: str = "cpu", batch_size: int = 32, bootstrap: int = 1000, seed: int = 0,
-                   progress: bool = True, per_query: bool = False) -> dict:
+def run_conditions(system: System, source: str, conditions: list[str], split: str = "test",
+                   settings: RunSettings = RunSettings(), per_query: bool = False) -> dict:
     """`run` on the clips of each acoustic condition of a robustness build (the queries are shared). The
     result is the first condition's (normally clean; its per-query values when `per_query`), with
     "acoustics": every condition's scores per task, and each further condition's paired difference from
@@ -75,7 +99,7 @@ def run_conditions(system: System, source: str, conditions: list[str], split: st
     for condition in conditions:
         data = EvalData.load(source, split, acoustics=condition)
         tasks = tasks if tasks is not None else np.asarray(data.queries["task"])
-        results[condition] = run(system, data, mode, device, batch_size, bootstrap, seed, progress, per_query=True)
+        results[condition] = run(system, data, settings, per_query=True)
     if any(result is None for result in results.values()):
         return None   # not rank 0 of a launcher's process group
     first, *others = conditions
@@ -85,14 +109,14 @@ def run_conditions(system: System, source: str, conditions: list[str], split: st
     combined["acoustics"] = {
         "baseline": first,
         "conditions": {c: {k: v for k, v in r.items() if k != "breakdown"} for c, r in results.items()},
-        "differences": {c: paired_differences(values[c], values[first], tasks, bootstrap, seed) for c in others},
+        "differences": {c: paired_differences(values[c], values[first], tasks, settings.bootstrap, settings.seed)
+                        for c in others},
     }
     return combined
 
 
-def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_rate: int | None = None,
-                      mode: str = "group", split: str = "test", device: str = "cpu", batch_size: int = 32,
-                      bootstrap: int = 1000, seed: int = 0, name: str = "custom", progress: bool = True) -> dict:
+def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_rate: int | None = None, *,
+                      split: str = "test", name: str = "custom", **settings) -> dict:
     """Score any model given as two encoders, e.g. an audio-language embedder on your GPU.
 
     A batch with the wrong number of vectors, NaN or inf, or a width unlike the text vectors' is an error
@@ -103,16 +127,18 @@ def evaluate_encoders(data: str | EvalData, encode_text, encode_audio, sampling_
         encode_text: list[str] -> (len, width) array or tensor.
         encode_audio: list of mono float32 arrays at `sampling_rate` -> (len, width) array or tensor.
         sampling_rate: the rate `encode_audio` expects (None: as stored).
-        mode: "group" (each query ranks its own candidates: the headline) or "corpus" (the whole corpus).
-        split, device, batch_size: what is scored, where, and how many items are encoded at once.
-        bootstrap, seed: resamples and seed of the 95 % intervals.
-        name: the system's name in the result; progress: show progress bars.
+        split: what is scored; name: the system's name in the result.
+        **settings: `RunSettings`' keywords, checked before anything loads:
+            mode: "group" (each query ranks its own candidates: the headline) or "corpus" (the whole corpus).
+            device, batch_size: where, and how many items are encoded at once.
+            bootstrap, seed: resamples and seed of the 95 % intervals.
+            progress: show progress bars.
 
     Returns:
         The metric's result (`reasonaudio.score`): per task and "average" (macro over tasks) accuracy, MRR
         and more, with "intervals", "random" and "num_queries".
     """
-    check_settings(mode, device, batch_size, bootstrap, seed)
+    settings = keyword_group(RunSettings, settings, evaluate_encoders)
     system = EmbeddingSystem(name, encode_text, encode_audio, sampling_rate)
     data = data if isinstance(data, EvalData) else EvalData.load(data, split)
-    return run(system, data, mode, device, batch_size, bootstrap, seed, progress)
+    return run(system, data, settings)

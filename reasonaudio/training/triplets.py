@@ -2,6 +2,8 @@
 whole (`ContrastiveTriplets`, map-style) or streamed file by file (`StreamingTriplets`); the same items."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -9,6 +11,7 @@ from reasonaudio.generation.acoustics import DrawRefused, GroupChain, as_conditi
 from reasonaudio_dataset.loading import audio_decoder, load_reasonaudio
 from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP
 from reasonaudio_dataset.streaming import split_queries, streamed_corpus
+from reasonaudio_metric.functional import keyword_group
 
 
 class _SharedEpoch:
@@ -28,6 +31,15 @@ class _SharedEpoch:
 
     def set_epoch(self, epoch: int) -> None:
         self._epoch.fill_(epoch)
+
+
+@dataclass(frozen=True)
+class _Draws:
+    """How each item is drawn, as `ContrastiveTriplets` takes it: `StreamingTriplets`' keyword group."""
+
+    seed: int = 0
+    augment: object = None
+    hard_negatives: bool = True
 
 
 def _condition(augment):
@@ -157,18 +169,19 @@ class StreamingTriplets(_SharedEpoch, torch.utils.data.IterableDataset):
     group continues; a corpus whose groups are not consecutive is a one-line error.
 
     Args:
-        path_or_repo, split, task, sampling_rate, seed, backend, augment, hard_negatives: as
-            `ContrastiveTriplets`.
+        path_or_repo, split, task, sampling_rate, backend: as `ContrastiveTriplets`.
         shuffle_buffer: items drawn from a buffer of this many (0: corpus order).
+        **draws: how each item is drawn, keywords as `ContrastiveTriplets`: seed, augment, hard_negatives.
 
     Returns:
         An iterable `torch.utils.data.IterableDataset` of the same items as `ContrastiveTriplets`.
     """
 
     def __init__(self, path_or_repo: str, split: str = "train", task: str | None = None,
-                 sampling_rate: int | None = None, seed: int = 0, backend: str | None = None, augment=None,
-                 hard_negatives: bool = True, shuffle_buffer: int = 0):
-        self.augment = _condition(augment)
+                 sampling_rate: int | None = None, *, backend: str | None = None, shuffle_buffer: int = 0, **draws):
+        draws = keyword_group(_Draws, draws, StreamingTriplets.__init__)
+        seed, hard_negatives = draws.seed, draws.hard_negatives
+        self.augment = _condition(draws.augment)
         audio_decoder(sampling_rate, backend)   # checks the rate before any loading
         self.path, self.sampling_rate, self.backend = path_or_repo, sampling_rate, backend
         self.queries = split_queries(path_or_repo, split, task)

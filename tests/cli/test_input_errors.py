@@ -65,6 +65,10 @@ def test_encoder_settings_are_checked_before_loading_anything():
                               (dict(mode="ranking"), "mode must be one of")]:
         with pytest.raises(ValueError, match=message):  # the folder does not exist: nothing was loaded
             evaluate_encoders("/no/such/folder", _encoder(), _encoder(), **settings)
+    message = ("evaluate_encoders: unknown keyword(s) ['batchsize']; it takes data, encode_text, encode_audio, "
+               "sampling_rate, split, name, mode, device, batch_size, bootstrap, seed, progress")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        evaluate_encoders("/no/such/folder", _encoder(), _encoder(), batchsize=4)
 
 
 # ---------------------------------------------------------------- 2. dtypes

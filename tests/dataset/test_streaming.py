@@ -1,5 +1,6 @@
 """Streaming into a DataLoader with two workers: raw `load_dataset(streaming=True)`, `stream_reasonaudio`
 and `StreamingTriplets` give what the map-style loaders give."""
+import re
 import shutil
 from pathlib import Path
 
@@ -124,6 +125,13 @@ def test_streaming_triplets_refuse_a_corpus_whose_groups_are_not_consecutive(sma
     pq.write_table(table.take(order), path, row_group_size=100)
     with pytest.raises(ValueError, match="rows of query .* are not consecutive"):
         list(StreamingTriplets(str(folder), split="test"))
+
+
+def test_streaming_triplets_refuse_an_unknown_keyword_before_reading():
+    message = ("StreamingTriplets: unknown keyword(s) ['shuffle']; it takes path_or_repo, split, task, sampling_rate, "
+               "backend, shuffle_buffer, seed, augment, hard_negatives")
+    with pytest.raises(ValueError, match=re.escape(message)):       # the folder does not exist: nothing was read
+        StreamingTriplets("/no/such/folder", shuffle=8)
 
 
 def test_a_truncated_file_is_one_line_naming_it_before_streaming(small_corpus, tmp_path):

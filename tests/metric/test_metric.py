@@ -1,5 +1,6 @@
 """The metric: exactness against pytrec_eval, tie expectations, baselines, errors, evaluate wrapper."""
 import itertools
+import re
 
 import datasets
 import evaluate
@@ -206,6 +207,19 @@ def test_group_mode_errors():
         score(similarity, queries, corpus_ids=["a"], bootstrap=0)
     with pytest.raises(ValueError, match="lacks the column"):
         score(similarity, {"query_id": queries["query_id"]}, bootstrap=0)
+
+
+def test_an_unknown_keyword_is_one_line_naming_every_keyword_score_takes():
+    """A misspelt interval setting (`seeds=`) is refused, through `compute` too, not silently ignored."""
+    similarity, queries = group_case(10)
+    message = re.escape("score: unknown keyword(s) ['seeds']; it takes similarity, queries, corpus_ids, qrels, "
+                        "baseline_similarity, per_query, by, bootstrap, seed, confidence")
+    with pytest.raises(ValueError, match=message):
+        score(similarity, queries, bootstrap=0, seeds=3)
+    with pytest.raises(ValueError, match=message):
+        evaluate.load("./reasonaudio_metric").compute(similarity=similarity, queries=queries, seeds=3)
+    assert score(similarity, queries, bootstrap=50, seed=2, confidence=0.9) == \
+        score(similarity, queries, **{"bootstrap": 50, "seed": 2, "confidence": 0.9})
 
 
 def depth_case():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from reasonaudio.evaluation.runner import run
+from reasonaudio.evaluation.runner import RunSettings, run
 from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.core.records import caption
 from reasonaudio.generation.pipeline import generate
@@ -72,7 +72,7 @@ def test_evaluate_detector_and_two_stage_on_its_captions(splits, detector, tmp_p
 def test_detector_system_records_detection_quality_and_captions_what_it_hears(splits, detector):
     data = EvalData.load(str(splits), "test")
     system = open_system(f"detector:{detector}")
-    run(system, data, bootstrap=0, progress=False)
+    run(system, data, RunSettings(bootstrap=0, progress=False))
     assert set(system.record) == {"detection", "decoding"} and 0 <= system.record["detection"]["event_f1"] <= 1
     two_stage = open_system(f"two-stage:all-MiniLM-L6-v2?captions=detector:{detector}")
     from reasonaudio.evaluation.systems.two_stage import NOTHING_HEARD, detected_captions
@@ -90,7 +90,8 @@ def test_detector_and_trained_refuse_each_others_folders(splits, detector, tmp_p
     with pytest.raises(ValueError, match="holds a 'small' model, not a detector"):
         open_system(f"detector:{small}")
     with pytest.raises(ValueError, match="score it with --model detector:"):
-        run(open_system(f"trained:{detector}"), EvalData.load(str(splits), "test"), bootstrap=0, progress=False)
+        run(open_system(f"trained:{detector}"), EvalData.load(str(splits), "test"),
+            RunSettings(bootstrap=0, progress=False))
 
 
 def test_perfect_detections_score_like_the_oracle(splits):
@@ -100,9 +101,9 @@ def test_perfect_detections_score_like_the_oracle(splits):
     labels = {e.label for clip in clip_events(data.corpus) for e in clip}
     heard = [Detected(tuple(events), {label: float(any(e.label == label for e in events)) for label in labels})
              for events in clip_events(data.corpus)]
-    result = run(HeardEvents(heard), data, bootstrap=0, progress=False)
+    result = run(HeardEvents(heard), data, RunSettings(bootstrap=0, progress=False))
     assert result["average"]["accuracy"] == 1.0
-    assert run(open_system("oracle"), data, bootstrap=0, progress=False)["average"]["accuracy"] == 1.0
+    assert run(open_system("oracle"), data, RunSettings(bootstrap=0, progress=False))["average"]["accuracy"] == 1.0
     assert all(judged_score(atoms, heard[0]) < 3 for atoms in query_atoms(data.queries))
 
 
@@ -175,7 +176,8 @@ def test_dual_encoder_trains_on_the_detector_and_scores_as_trained(splits, detec
     record = json.loads((out / "training.json").read_text())
     system = open_system(f"trained:{out}")
     data = EvalData.load(str(splits), "validation")
-    assert run(system, data, bootstrap=0, progress=False)["average"]["accuracy"] == record["best"]["accuracy"]
+    result = run(system, data, RunSettings(bootstrap=0, progress=False))
+    assert result["average"]["accuracy"] == record["best"]["accuracy"]
     saved = torch.load(out / "dual_weights.pt", weights_only=True)
     assert not any(key.startswith("text_encoder.") for key in saved) and "hearing.event_head.weight" in saved
     hearing = torch.load(detector / "detector_weights.pt", weights_only=True)

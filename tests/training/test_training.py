@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from reasonaudio.evaluation.runner import run
+from reasonaudio.evaluation.runner import RunSettings, run
 from reasonaudio.evaluation.systems import EvalData, open_system
 from reasonaudio.models.registry import create
 from reasonaudio.cli import main
@@ -63,12 +63,12 @@ def test_train_end_to_end_keeps_the_best_checkpoint_that_scores_as_validated(spl
     record = json.loads((out / "reasonaudio_model.json").read_text())
     assert record["kind"] == kind and len(json.loads((out / "training.json").read_text())["history"]) == 2
     validation = EvalData.load(str(splits), "validation")
-    again = run(open_system(f"trained:{out}"), validation, "group", batch_size=4, bootstrap=0, progress=False)
+    again = run(open_system(f"trained:{out}"), validation, RunSettings(batch_size=4, bootstrap=0, progress=False))
     assert again["average"]["accuracy"] == pytest.approx(record["best"]["accuracy"], abs=1e-12)
     assert main(["evaluate", "--data", str(splits), "--model", f"trained:{out}", "--bootstrap", "0", "--quiet",
                  "--out", str(tmp_path / "scored")]) == 0
     if kind == "clap":   # a plain ClapModel folder: the clap: adapter scores it the same
-        clap = run(open_system(f"clap:{out}"), validation, "group", batch_size=4, bootstrap=0, progress=False)
+        clap = run(open_system(f"clap:{out}"), validation, RunSettings(batch_size=4, bootstrap=0, progress=False))
         assert clap["average"]["accuracy"] == pytest.approx(again["average"]["accuracy"], abs=1e-12)
 
 
