@@ -1,7 +1,7 @@
-"""How a model is scored on a split: the split as scored (`EvalData`, and what its annotations say), a scored
-system (`System`: a similarity for every (query, clip) pair; `EmbeddingSystem`: two encode functions and their
-cosine) and the benchmark's headline of one (`group_accuracy`, through the metric). Training validates with it
-after every epoch; evaluation's runner and systems build on it."""
+"""How a model is scored on a split: the split as scored (`EvalData`), a scored system (`System`, declared in the
+light models/system.py with what a split's annotations say: a similarity for every (query, clip) pair;
+`EmbeddingSystem`: two encode functions and their cosine) and the benchmark's headline of one (`group_accuracy`,
+through the metric). Training validates with it after every epoch; evaluation's runner and systems build on it."""
 from __future__ import annotations
 
 import hashlib
@@ -15,15 +15,13 @@ import torch
 from tqdm.auto import tqdm
 
 from reasonaudio.core.phrases import sources_phrases
-from reasonaudio.core.records import constraint_atoms
-from reasonaudio.core.relations import Atom, Event
 from reasonaudio_dataset.loading import audio_decoder, check_sampling_rate, load_reasonaudio, load_table
 from reasonaudio_metric.functional import score
 
 from .encoding import cache_folder, chunk_size, encode_chunked
-
-PAIR_SCORES = 2 ** 24     # query x candidate x dimension products a block of group scoring holds (64 MiB)
-
+# the light base classes (models/system.py), here too for whoever scores
+from .system import (System, VectorSystem, candidate_index, clip_events, group_matrix,  # noqa: F401
+                     query_atoms, whole_similarity)
 
 @dataclass
 class EvalData:
@@ -71,64 +69,6 @@ class EvalData:
             for cell in self.corpus.select_columns(["audio"]).select(rows)["audio"]:
                 hasher.update(hashlib.sha256(cell["bytes"]).digest())
         return hasher.hexdigest()[:40]
-
-
-def query_atoms(queries) -> list[list[Atom]]:
-    """Each query's constraint: the atoms its `constraint` column holds."""
-    return [constraint_atoms(text) for text in queries["constraint"]]
-
-
-def clip_events(corpus) -> list[tuple[Event, ...]]:
-    """Each clip's annotated sound events."""
-    return [tuple(Event(**event) for event in events) for events in corpus.select_columns(["events"])["events"]]
-
-
-class System:
-    """A model or baseline under evaluation. `similarity` returns (queries x corpus clips), on `device`;
-    `group_similarity` each query's own candidates' scores (queries x candidates), what group mode ranks."""
-
-    name = ""
-
-    def similarity(self, data: EvalData, device: str = "cpu", batch_size: int = 32,
-                   progress: bool = True) -> torch.Tensor:
-        raise NotImplementedError
-
-    def group_similarity(self, data: EvalData, device: str = "cpu", batch_size: int = 32,
-                         progress: bool = True) -> torch.Tensor:
-        """Taken out of the whole (queries x clips) matrix; a system that scores pairs directly overrides it,
-        so that group mode costs queries x candidates, not queries x corpus (16 GB at 20,000 queries)."""
-        return group_matrix(whole_similarity(self, data, device, batch_size, progress), data)
-
-
-def whole_similarity(system: System, data: EvalData, device: str = "cpu", batch_size: int = 32,
-                     progress: bool = True) -> torch.Tensor:
-    """`system.similarity`, checked to be (queries x clips): a wrong shape names the system, not a torch error."""
-    full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
-    expected = (len(data.queries), len(data.corpus))
-    if tuple(full.shape) != expected:
-        raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
-                         "(queries x clips)")
-    return full
-
-
-class VectorSystem(System):
-    """A system whose scores are the cosine of a query vector and a clip vector (`vectors`: unit vectors of
-    the split's queries and clips): group mode then computes the candidates' pairs alone."""
-
-    def vectors(self, data: EvalData, device: str, batch_size: int, progress: bool) -> tuple[torch.Tensor, torch.Tensor]:
-        raise NotImplementedError
-
-    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        queries, clips = self.vectors(data, device, batch_size, progress)
-        return queries.to(device) @ clips.to(device).T
-
-    def group_similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
-        queries, clips = self.vectors(data, device, batch_size, progress)
-        index = torch.as_tensor(candidate_index(data))
-        rows = max(1, PAIR_SCORES // max(1, index.shape[1] * queries.shape[1]))
-        # a product and a sum per pair, the same arithmetic for every pair: equal vectors tie exactly
-        return torch.cat([(queries[start:start + rows, None, :].to(device) * clips[index[start:start + rows]].to(device))
-                          .sum(-1) for start in range(0, len(index), rows)])
 
 
 Encoder = Callable[[Sequence], "np.ndarray | torch.Tensor"]
@@ -262,20 +202,6 @@ def system_of(model, name: str, identity: str | None = None) -> EmbeddingSystem:
 
     return EmbeddingSystem(name, without_gradients(model.encode_text), without_gradients(model.encode_audio),
                            model.sampling_rate, identity=identity)
-
-
-def candidate_index(data: EvalData) -> list[list[int]]:
-    """Row i: the corpus positions of queries[i]["candidates"], in order."""
-    column = {clip: j for j, clip in enumerate(data.corpus["clip_id"])}
-    try:
-        return [[column[clip] for clip in group] for group in data.queries["candidates"]]
-    except KeyError as error:
-        raise ValueError(f"a candidate is missing from the corpus: {error}") from None
-
-
-def group_matrix(full: torch.Tensor, data: EvalData) -> torch.Tensor:
-    """(queries x candidates) out of (queries x corpus): row i scores queries[i]["candidates"] in order."""
-    return full.gather(1, torch.as_tensor(candidate_index(data), device=full.device))
 
 
 def group_accuracy(system: System, data: EvalData, device: str = "cpu", batch_size: int = 32) -> float:

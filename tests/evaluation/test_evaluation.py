@@ -156,7 +156,7 @@ def test_python_api_takes_two_encode_functions(small_corpus):
 def test_group_mode_scores_the_candidates_alone_as_the_whole_matrix_would(small_corpus, monkeypatch):
     """A vector model in group mode computes each query's candidates' pairs, never queries x corpus (16 GB
     at 20,000 queries), in blocks of any size, with the scores the whole matrix gives."""
-    from reasonaudio.models import scoring
+    from reasonaudio.models import system as bases
     from reasonaudio.models.scoring import EmbeddingSystem, group_matrix
 
     rng = np.random.default_rng(0)
@@ -167,8 +167,8 @@ def test_group_mode_scores_the_candidates_alone_as_the_whole_matrix_would(small_
     monkeypatch.setattr(system, "vectors", lambda *args: vectors)
     whole = group_matrix(system.similarity(data), data)
     monkeypatch.setattr(system, "similarity", None)          # group mode must not build the whole matrix
-    for products in (1, 8 * 10 * 3, scoring.PAIR_SCORES):
-        monkeypatch.setattr(scoring, "PAIR_SCORES", products)
+    for products in (1, 8 * 10 * 3, bases.PAIR_SCORES):
+        monkeypatch.setattr(bases, "PAIR_SCORES", products)
         assert torch.allclose(system.group_similarity(data), whole, atol=1e-6)
     from reasonaudio_metric.functional import score
 

@@ -1,21 +1,22 @@
 """Models and baselines, each one module registered here. A spec is `kind:location[?option=value&...]`.
 
-A module is imported only when its kind is opened: `HELP` reads each module's `build` docstring, `check_spec`
-its parameters, and `BASELINES` its `METADATA` (what `reasonaudio baselines` holds it to), from its source
-without running it, so listing the kinds (the CLI's --help) loads no model library and a wrong spec is refused
-before torch loads. `reasonaudio baselines` runs the modules that declare `METADATA`, in the order below."""
+Every module is imported here: `HELP` reads each one's `build` docstring, `check_spec` its parameters, and
+`BASELINES` its `METADATA` (what `reasonaudio baselines` holds it to). So a module imports only the standard
+library, numpy, `reasonaudio.core`, models/system.py and its light siblings at its top, and torch and every other
+model library inside the functions that use them: listing the kinds (the CLI's --help) loads no model library,
+and a wrong spec is refused before torch loads. `reasonaudio baselines` runs the modules that declare
+`METADATA`, in the order below."""
 from __future__ import annotations
 
-import ast
-import functools
 import importlib
-import importlib.util
+import inspect
 from pathlib import Path
 
 from reasonaudio.core.spec import parse_spec
+from reasonaudio.models.system import System
 from reasonaudio_dataset.hub import hub_offline, unreachable_hub
 
-from .metadata import CHANCE, BaselineMetadata
+from .metadata import BaselineMetadata
 
 SYSTEMS = {
     "clap": "clap",
@@ -35,44 +36,46 @@ SYSTEMS = {
     "shared-sounds": "shared_sounds",
     "two-stage": "two_stage",
 }
-# What a kind's location names, checked before its module loads: a folder or file that must be there, or a
+# What a kind's location names, checked before its model loads: a folder or file that must be there, or a
 # Hugging Face model (a local folder, in the Hub's cache, or fetched: not while offline).
 LOCATIONS = {"trained": "folder", "detector": "folder", "embeddings": "file", "clap": "hub model"}
 
 
-@functools.cache
-def _tree(module: str) -> ast.Module:
-    """evaluation/systems/<module>.py, parsed, not run."""
-    source = importlib.util.find_spec(f"{__name__}.{module}").origin
-    return ast.parse(open(source, encoding="utf-8").read())
-
-
-def _build(module: str) -> ast.FunctionDef:
-    """`build` in evaluation/systems/<module>.py, read as text."""
-    return next(node for node in _tree(module).body if isinstance(node, ast.FunctionDef) and node.name == "build")
+def _module(module: str):
+    """evaluation/systems/<module>.py, imported (light at its top: see above)."""
+    return importlib.import_module(f".{module}", __name__)
 
 
 def metadata(module: str) -> BaselineMetadata | None:
-    """`METADATA = BaselineMetadata(...)` in evaluation/systems/<module>.py, read as text (its keywords are
-    literals, `CHANCE` as itself); None where the module declares none (a model, not a baseline)."""
-    for node in _tree(module).body:
-        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["METADATA"]:
-            return BaselineMetadata(**{keyword.arg: CHANCE if getattr(keyword.value, "id", None) == "CHANCE"
-                                       else ast.literal_eval(keyword.value) for keyword in node.value.keywords})
-    return None
+    """What evaluation/systems/<module>.py declares as `METADATA`.
+
+    Args:
+        module: the module's name in this package, as `SYSTEMS` gives it.
+
+    Returns:
+        Its `BaselineMetadata`; None where it declares none (a model, not a baseline).
+
+    Raises:
+        ValueError: its `METADATA` is something else, naming the module's file.
+    """
+    imported = _module(module)
+    declared = getattr(imported, "METADATA", None)
+    if declared is not None and not isinstance(declared, BaselineMetadata):
+        raise ValueError(f"{imported.__file__}: METADATA is a {type(declared).__name__}, not a BaselineMetadata")
+    return declared
 
 
 def _summary(module: str) -> str:
     """The first line of `build`'s docstring."""
-    return (ast.get_docstring(_build(module)) or "").strip().splitlines()[0]
+    return inspect.getdoc(_module(module).build).strip().splitlines()[0]
 
 
 def _options(module: str) -> tuple[list[str], bool]:
     """The ?options `build` takes (its parameters after the location, but the device; each has a default),
     and whether it takes any (`**options`)."""
-    arguments = _build(module).args
-    names = [a.arg for a in arguments.args[1:] + arguments.kwonlyargs if a.arg != "device"]
-    return names, arguments.kwarg is not None
+    parameters = list(inspect.signature(_module(module).build).parameters.values())[1:]
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "device"]
+    return names, any(p.kind == p.VAR_KEYWORD for p in parameters)
 
 
 def _check_hub_model(spec: str, location: str) -> None:
@@ -116,8 +119,8 @@ BASELINES = {kind: found for kind, module in SYSTEMS.items() if (found := metada
 
 
 def builder(kind: str):
-    """The `build` function of a registered kind (its module imported now)."""
-    return importlib.import_module(f".{SYSTEMS[kind]}", __name__).build
+    """The `build` function of a registered kind."""
+    return _module(SYSTEMS[kind]).build
 
 
 def open_system(spec: str, device: str = "cpu"):
@@ -126,8 +129,8 @@ def open_system(spec: str, device: str = "cpu"):
 
 
 def __getattr__(name: str):
-    """`System`, `EmbeddingSystem` and `EvalData` (models/scoring.py), imported on first use."""
-    if name in ("System", "EmbeddingSystem", "EvalData"):
+    """`EmbeddingSystem` and `EvalData` (models/scoring.py), imported on first use."""
+    if name in ("EmbeddingSystem", "EvalData"):
         from reasonaudio.models import scoring   # torch and datasets: listing the kinds (--help) needs neither
 
         return getattr(scoring, name)

@@ -6,13 +6,16 @@ by a wide margin on any query shape. The tie-break makes it the strongest such r
 hold fewer extra sounds than their negatives, it would show here."""
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
-from reasonaudio.models.scoring import System, clip_events, query_atoms
+from reasonaudio.models.system import System, clip_events, query_atoms
 
 from .annotations import mentioned_labels
 from .counting import bag_scores
 from .metadata import BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
 
 METADATA = BaselineMetadata(
     name="bag-of-sounds", reads="the named sounds", short=3, provides="recognition",

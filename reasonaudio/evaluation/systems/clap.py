@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-
-from reasonaudio.models.clap import ClapEncoders
-from reasonaudio.models.scoring import EmbeddingSystem
+if TYPE_CHECKING:
+    from reasonaudio.models.scoring import EmbeddingSystem
 
 
 def build(location: str, device: str = "cpu") -> EmbeddingSystem:
     """CLAP via transformers (clap:laion/clap-htsat-unfused, or a local folder); audio resampled to its rate."""
+    import torch
+
+    from reasonaudio.models.clap import ClapEncoders
+    from reasonaudio.models.scoring import EmbeddingSystem
+
     clap = ClapEncoders.from_pretrained(location, device)
     clap.model.eval()
     return EmbeddingSystem(f"clap:{location}", torch.inference_mode()(clap.encode_text),

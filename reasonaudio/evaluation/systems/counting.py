@@ -3,20 +3,26 @@ reasoning-free baseline is held to, per query, from the annotations alone (what 
 sounds scores, ties by their expectation). A baseline names its tie in its `METADATA.held_to` (`TIES`)."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import torch
 
-from reasonaudio.models.scoring import EvalData, clip_events, query_atoms
+from reasonaudio.models.system import clip_events, query_atoms
 
 from .annotations import mentioned_labels
+
+if TYPE_CHECKING:
+    import torch
+
+    from reasonaudio.models.scoring import EvalData
 
 EXTRA_PENALTY = 0.01   # per unmentioned sound: below any difference in mentioned sounds, only breaks ties
 
 
 def count_scores(mentioned: Sequence[set[str]], present: Sequence[set[str]], device: str = "cpu") -> torch.Tensor:
     """(queries x clips) float64: the mentioned sounds each clip holds."""
+    import torch
+
     vocabulary = {label: i for i, label in enumerate(sorted(set().union(*mentioned, *present)))}
 
     def multi_hot(label_sets):
@@ -31,6 +37,8 @@ def count_scores(mentioned: Sequence[set[str]], present: Sequence[set[str]], dev
 def bag_scores(mentioned: Sequence[set[str]], present: Sequence[set[str]], device: str = "cpu") -> torch.Tensor:
     """(queries x clips) float64: mentioned sounds present, less EXTRA_PENALTY x unmentioned sounds present: "all
     the mentioned sounds, fewest extras"."""
+    import torch
+
     found = count_scores(mentioned, present, device)
     sizes = torch.tensor([float(len(labels)) for labels in present], dtype=torch.float64, device=found.device)
     return found - EXTRA_PENALTY * (sizes[None, :] - found)

@@ -17,11 +17,14 @@ from __future__ import annotations
 import logging
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
-from reasonaudio.models.scoring import VectorSystem, real_vectors, unit_rows
+from reasonaudio.models.system import VectorSystem
+
+if TYPE_CHECKING:
+    import torch
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +74,8 @@ def save_embeddings(path, query_ids, query_embeddings, clip_ids, clip_embeddings
 def _vectors(kind: str, ids: list, values, path: Path) -> torch.Tensor:
     """`values` as one row of real numbers per id, in their own dtype: a float32 cast would turn float64
     vectors of magnitude 1e-50 into zeros and of 1e50 into inf (`unit_rows` scales them losslessly)."""
+    from reasonaudio.models.scoring import real_vectors
+
     try:
         vectors = real_vectors(values).cpu()
     except ValueError as error:
@@ -84,6 +89,8 @@ def _vectors(kind: str, ids: list, values, path: Path) -> torch.Tensor:
 def _unit(kind: str, ids: list, vectors: torch.Tensor, name: str) -> torch.Tensor:
     """`vectors` (one per id) at unit length; NaN, inf or a vector of zeros (no direction: it would score 0
     against every clip, silently) is refused, naming the file `name` and the first ids it is at."""
+    from reasonaudio.models.scoring import unit_rows
+
     for wrong, what in (((~vectors.isfinite()).any(dim=1), "hold NaN or inf"),
                         ((vectors == 0).all(dim=1), "are all zeros (no direction to score)")):
         if bool(wrong.any()):
@@ -185,6 +192,8 @@ class PrecomputedEmbeddings(VectorSystem):
                              f"(plan {scored}; regenerated?): encode this build again")
 
     def _aligned(self, kind: str, wanted: list[str]) -> torch.Tensor:
+        import torch
+
         ids, vectors = self.stored[kind]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.name}: some {kind} ids appear twice")

@@ -7,16 +7,18 @@ the order they sound often enough to give the answer away, and the templates nee
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
-import torch
 
-from reasonaudio.models.scoring import System, clip_events, query_atoms
+from reasonaudio.models.system import System, clip_events, query_atoms
 
 from .annotations import mentioned_labels
 from .counting import bag_scores
 from .metadata import BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
 
 ORDER_WEIGHT = 0.5   # concordance in [-1, 1]: at most one mentioned sound's worth either way
 
@@ -64,6 +66,8 @@ class FirstMentionedFirst(System):
     name = "first-mentioned-first"
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        import torch
+
         phrases = data.phrases()
         mentioned = [mentioned_labels(atoms) for atoms in query_atoms(data.queries)]
         orders = [mention_order(text, {label: phrases.get(label, set()) for label in labels})

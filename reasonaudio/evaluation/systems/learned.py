@@ -8,14 +8,22 @@ with nothing to learn it stops at near-constant scores (ties: exactly its tie) i
 """
 from __future__ import annotations
 
-import numpy as np
-import torch
+from typing import TYPE_CHECKING
 
-from reasonaudio.models.scoring import EvalData, System
+import numpy as np
+
+from reasonaudio.models.system import System
+
+if TYPE_CHECKING:
+    import torch
+
+    from reasonaudio.models.scoring import EvalData
 
 
 def train_split(data: EvalData, train: str | None, who: str) -> EvalData:
     """The train split (of `train`, else of the test data's folder) under the test data's acoustic condition."""
+    from reasonaudio.models.scoring import EvalData
+
     try:
         return EvalData.load(train or data.source, split="train", acoustics=data.acoustics)
     except (ValueError, FileNotFoundError) as error:
@@ -45,6 +53,8 @@ def group_labels(data: EvalData) -> np.ndarray:
 def group_similarity(data: EvalData, scores: np.ndarray, device: str) -> torch.Tensor:
     """(queries x clips) with each query's candidates scored by `scores` (flattened in group order) and
     every other clip below them all: these adversaries rank a query's own group only."""
+    import torch
+
     similarity = torch.full((len(data.queries), len(data.corpus)), -1.0, dtype=torch.float64)
     for query, (columns, values) in enumerate(zip(group_columns(data), np.split(scores, len(data.queries)))):
         similarity[query, columns] = torch.as_tensor(values, dtype=torch.float64)

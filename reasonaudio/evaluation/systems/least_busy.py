@@ -6,13 +6,16 @@ this finds them: it is held to the named sounds' count tie (the named sounds cou
 expectation), in both directions (`reasonaudio baselines`)."""
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
-from reasonaudio.models.scoring import System, clip_events, query_atoms
+from reasonaudio.models.system import System, clip_events, query_atoms
 
 from .annotations import mentioned_labels
 from .counting import count_scores
 from .metadata import BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
 
 BUSY_WEIGHT = 0.001   # per event or unnamed sound: below any difference in named sounds, only breaks ties
 BY = ("events", "unnamed")
@@ -28,6 +31,8 @@ class LeastBusy(System):
         self.by, self.name = by, "least-busy" if by == "events" else f"least-busy:?by={by}"
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        import torch
+
         mentioned = [mentioned_labels(atoms) for atoms in query_atoms(data.queries)]
         events = clip_events(data.corpus)
         found = count_scores(mentioned, [{event.label for event in clip} for clip in events], device)

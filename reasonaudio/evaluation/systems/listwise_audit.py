@@ -12,15 +12,18 @@ positive.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import rankdata
 
 from reasonaudio.core.spec import integer_option
-from reasonaudio.models.scoring import EvalData, clip_events
+from reasonaudio.models.system import clip_events
 
 from .learned import GroupAdversary, group_columns
 from .metadata import CHANCE, BaselineMetadata
+
+if TYPE_CHECKING:
+    from reasonaudio.models.scoring import EvalData
 
 FEATURES = ("same_sounds", "jaccard_mean", "jaccard_max", "shared_events", "distance_mean", "distance_min",
             "at_one_edit", "at_two_edits", "centrality_rank", "centrality", "sound_frequency_mean",
@@ -38,6 +41,8 @@ def _slot(event) -> tuple:
 
 def candidate_features(group: list) -> list[list[float]]:
     """One row per candidate of a group (each a timeline), relating it to the others only."""
+    from scipy.stats import rankdata
+
     sounds = [frozenset(e.label for e in events) for events in group]
     slots = [frozenset(map(_slot, events)) for events in group]
     count = len(group)

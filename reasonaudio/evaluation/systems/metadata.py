@@ -2,8 +2,9 @@
 module (`METADATA = BaselineMetadata(...)` beside its `build`), as an mteb task declares its metadata. The CLI, the
 report tables and the validity table read it from there, so a rule is written in one place.
 
-The keywords of a module's `METADATA` are literals: the registry reads them from the source without importing the
-module, so listing the baselines (`reasonaudio --help`) loads no model library."""
+The registry imports the module and reads its `METADATA` as the object it is (any expression, any arguments): the
+module keeps model libraries out of its top (see evaluation/systems/__init__.py), so listing the baselines
+(`reasonaudio --help`) loads none."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -2,12 +2,15 @@
 check of the benchmark itself, not a model."""
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
 from reasonaudio.core.relations import AMBIGUOUS, NO, YES, judge_corpus, relevant
-from reasonaudio.models.scoring import System, candidate_index, clip_events, query_atoms
+from reasonaudio.models.system import System, candidate_index, clip_events, query_atoms
 
 from .metadata import BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
 
 
 METADATA = BaselineMetadata(name="oracle", reads="the annotations", short=2,
@@ -20,6 +23,8 @@ class Oracle(System):
     name = "oracle"
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        import torch
+
         query_ids, clip_ids = list(data.queries["query_id"]), list(data.corpus["clip_id"])
         judged = judge_corpus(zip(query_ids, query_atoms(data.queries)), list(zip(clip_ids, clip_events(data.corpus))))
         row, column = {q: i for i, q in enumerate(query_ids)}, {c: j for j, c in enumerate(clip_ids)}
@@ -30,6 +35,8 @@ class Oracle(System):
 
     def group_similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
         """Each query's candidates judged alone (queries x candidates), not the whole corpus."""
+        import torch
+
         events = clip_events(data.corpus)
         return torch.tensor([[SCORES[relevant(atoms, events[j])] for j in row]
                              for atoms, row in zip(query_atoms(data.queries), candidate_index(data))]).to(device)

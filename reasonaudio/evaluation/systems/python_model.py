@@ -16,12 +16,16 @@ import importlib
 import inspect
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from reasonaudio.models.scoring import EmbeddingSystem
+if TYPE_CHECKING:
+    from reasonaudio.models.scoring import EmbeddingSystem
 
 
 def build(location: str, device: str = "cpu", **options) -> EmbeddingSystem:
     """your own encoder: python:my_package.models:make_model[?option=value] (a factory; cached with a cache_key)"""
+    from reasonaudio.models.scoring import EmbeddingSystem
+
     module_name, _, factory_name = location.partition(":")
     if not module_name or not factory_name:
         raise ValueError(f"python: needs MODULE:FACTORY, e.g. python:my_package.models:make_model; got {location!r}")

@@ -12,15 +12,20 @@ answer.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from reasonaudio.core.relations import sounding_seconds
 from reasonaudio.core.spec import integer_option
-from reasonaudio.models.scoring import EvalData, clip_events, query_atoms
+from reasonaudio.models.system import clip_events, query_atoms
 
 from .annotations import mentioned_labels
 from .learned import GroupAdversary, group_columns
 from .metadata import BaselineMetadata
+
+if TYPE_CHECKING:
+    from reasonaudio.models.scoring import EvalData
 
 FIFTHS = 5
 FEATURES = ("mentioned", "mentioned_present", "unmentioned_present", "events", "first_mentioned", "last_mentioned",

@@ -12,14 +12,17 @@ this simple must score at chance, in both directions (`reasonaudio baselines`)."
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
-from reasonaudio.models.scoring import System, clip_events
+from reasonaudio.models.system import System, clip_events
 
 from .learned import group_columns, group_similarity
 from .metadata import CHANCE, BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
 
 ORDERS = ("least", "most")
 

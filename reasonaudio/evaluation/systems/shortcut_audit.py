@@ -7,16 +7,21 @@ features catch what acoustic features alone miss, such as overlap positives span
 twins.)"""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
 
 from reasonaudio.core.spec import integer_option
-from reasonaudio.models.scoring import EvalData, System, clip_events
-from reasonaudio_dataset.loading import audio_decoder
+from reasonaudio.models.system import System, clip_events
 
 from .annotations import timeline_features
 from .learned import fit_classifier, train_split
 from .metadata import CHANCE, BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
+
+    from reasonaudio.models.scoring import EvalData
 
 METADATA = BaselineMetadata(
     name="shortcut-audit", reads="the clips", short=6, needs_train=True, held_to=CHANCE, verdict=True,
@@ -56,6 +61,8 @@ def clip_features(samples: np.ndarray, rate: int = RATE) -> np.ndarray:
 
 
 def corpus_features(data: EvalData, batch_size: int = 64, workers: int = 1) -> np.ndarray:
+    from reasonaudio_dataset.loading import audio_decoder
+
     decode = audio_decoder(RATE)
 
     def featurise(batch):
@@ -84,6 +91,8 @@ class ShortcutAudit(System):
         self.name, self.train, self.seed, self.workers = "shortcut-audit", train, seed, workers
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        import torch
+
         train = train_split(data, self.train, self.name)       # the same acoustic condition
         # early stopping on held-out train clips: with no shortcut to learn it stops at near-constant scores
         # (ties, exactly chance) instead of fitting noise that lands in test on either side of chance, even

@@ -3,12 +3,15 @@ onset to last offset). A rule this simple must score at chance on every task: wh
 span" finds the positive, the groups leave a shortcut open."""
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
-from reasonaudio.models.scoring import System, clip_events
+from reasonaudio.models.system import System, clip_events
 
 from .annotations import TIMELINE_FEATURES, timeline_features
 from .metadata import BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
 
 METADATA = BaselineMetadata(
     name="timeline-rule", reads="nothing",
@@ -21,6 +24,8 @@ class TimelineRule(System):
         self.name = f"timeline-rule:?feature={feature}" + ("&order=smallest" if sign < 0 else "")
 
     def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        import torch
+
         index = TIMELINE_FEATURES.index(self.feature)
         scores = [self.sign * timeline_features(events, seconds)[index]
                   for events, seconds in zip(clip_events(data.corpus), data.corpus["duration"])]

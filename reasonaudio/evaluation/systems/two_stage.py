@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from reasonaudio.core.phrases import phrase_for
 from reasonaudio.core.records import caption
-from reasonaudio.models.pretrained import loading_model, resolve_text_model
-from reasonaudio.models.scoring import VectorSystem, encode_texts
+from reasonaudio.models.system import VectorSystem
 
 from .detector import build as detector
 from .metadata import BaselineMetadata
+
+if TYPE_CHECKING:
+    import torch
 
 METADATA = BaselineMetadata(
     name="two-stage", reads="the oracle captions", spec="two-stage:{text_model}?captions=oracle", short=5,
@@ -66,6 +67,8 @@ class TwoStage(VectorSystem):
     def __init__(self, text_model: str, captions: str, device: str):
         from sentence_transformers import SentenceTransformer   # the `models` extra: imported on use
 
+        from reasonaudio.models.pretrained import loading_model, resolve_text_model
+
         self.name = f"two-stage:{text_model}?captions={captions}"
         self.captions = captions
         self.detector = None
@@ -78,6 +81,8 @@ class TwoStage(VectorSystem):
         return self.model.encode(list(texts), convert_to_tensor=True, show_progress_bar=False)
 
     def vectors(self, data, device="cpu", batch_size=32, progress=True) -> tuple[torch.Tensor, torch.Tensor]:
+        from reasonaudio.models.scoring import encode_texts
+
         captions = (detected_captions(self.detector, data, batch_size, progress) if self.detector else
                     read_captions(self.captions, data.corpus))
         texts = list(data.queries["text"])

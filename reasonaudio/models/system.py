@@ -1,0 +1,89 @@
+"""What a scored system is (`System`, `VectorSystem`), what it reads of a split's annotations and how its scores
+are taken, with no model library loaded: evaluation's registry imports every system module to list the kinds (the
+CLI's --help), so the base classes they subclass import torch inside the methods that score. A split as scored
+(`data` here) is models/scoring.py's `EvalData`, which imports this module."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reasonaudio.core.records import constraint_atoms
+from reasonaudio.core.relations import Atom, Event
+
+if TYPE_CHECKING:
+    import torch
+
+PAIR_SCORES = 2 ** 24     # query x candidate x dimension products a block of group scoring holds (64 MiB)
+
+
+def query_atoms(queries) -> list[list[Atom]]:
+    """Each query's constraint: the atoms its `constraint` column holds."""
+    return [constraint_atoms(text) for text in queries["constraint"]]
+
+
+def clip_events(corpus) -> list[tuple[Event, ...]]:
+    """Each clip's annotated sound events."""
+    return [tuple(Event(**event) for event in events) for events in corpus.select_columns(["events"])["events"]]
+
+
+def candidate_index(data) -> list[list[int]]:
+    """Row i: the corpus positions of queries[i]["candidates"], in order."""
+    column = {clip: j for j, clip in enumerate(data.corpus["clip_id"])}
+    try:
+        return [[column[clip] for clip in group] for group in data.queries["candidates"]]
+    except KeyError as error:
+        raise ValueError(f"a candidate is missing from the corpus: {error}") from None
+
+
+class System:
+    """A model or baseline under evaluation. `similarity` returns (queries x corpus clips), on `device`;
+    `group_similarity` each query's own candidates' scores (queries x candidates), what group mode ranks."""
+
+    name = ""
+
+    def similarity(self, data, device: str = "cpu", batch_size: int = 32, progress: bool = True) -> torch.Tensor:
+        raise NotImplementedError
+
+    def group_similarity(self, data, device: str = "cpu", batch_size: int = 32, progress: bool = True) -> torch.Tensor:
+        """Taken out of the whole (queries x clips) matrix; a system that scores pairs directly overrides it,
+        so that group mode costs queries x candidates, not queries x corpus (16 GB at 20,000 queries)."""
+        return group_matrix(whole_similarity(self, data, device, batch_size, progress), data)
+
+
+class VectorSystem(System):
+    """A system whose scores are the cosine of a query vector and a clip vector (`vectors`: unit vectors of
+    the split's queries and clips): group mode then computes the candidates' pairs alone."""
+
+    def vectors(self, data, device: str, batch_size: int, progress: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        queries, clips = self.vectors(data, device, batch_size, progress)
+        return queries.to(device) @ clips.to(device).T
+
+    def group_similarity(self, data, device="cpu", batch_size=32, progress=True) -> torch.Tensor:
+        import torch
+
+        queries, clips = self.vectors(data, device, batch_size, progress)
+        index = torch.as_tensor(candidate_index(data))
+        rows = max(1, PAIR_SCORES // max(1, index.shape[1] * queries.shape[1]))
+        # a product and a sum per pair, the same arithmetic for every pair: equal vectors tie exactly
+        return torch.cat([(queries[start:start + rows, None, :].to(device) * clips[index[start:start + rows]].to(device))
+                          .sum(-1) for start in range(0, len(index), rows)])
+
+
+def whole_similarity(system: System, data, device: str = "cpu", batch_size: int = 32,
+                     progress: bool = True) -> torch.Tensor:
+    """`system.similarity`, checked to be (queries x clips): a wrong shape names the system, not a torch error."""
+    full = system.similarity(data, device=device, batch_size=batch_size, progress=progress)
+    expected = (len(data.queries), len(data.corpus))
+    if tuple(full.shape) != expected:
+        raise ValueError(f"{system.name} gave a similarity of shape {tuple(full.shape)}, expected {expected} "
+                         "(queries x clips)")
+    return full
+
+
+def group_matrix(full: torch.Tensor, data) -> torch.Tensor:
+    """(queries x candidates) out of (queries x corpus): row i scores queries[i]["candidates"] in order."""
+    import torch
+
+    return full.gather(1, torch.as_tensor(candidate_index(data), device=full.device))
