@@ -3,19 +3,27 @@
 setup.cfg maps the top-level folder `generation/` to the package `reasonaudio.generation` (`package_dir`), so in
 the clone the generator is not inside `reasonaudio/`. import-linter and grimp find a package's modules by walking
 its folder: they see the layers only in the installed layout, which `lay_out` copies (the Python files and the
-package data of every package setup.cfg names, from where `package_dir` says each lives).
+package data of every package setup.cfg names, from where `package_dir` says each lives). setup.cfg's contracts
+are of the types below, which check the installed layout's graph, so a bare `lint-imports` in the clone sees the
+generator too.
 
-    python tests/installed.py          # lint-imports on this checkout, in the installed layout
+    lint-imports                       # in the clone
+    python tests/installed.py          # the same, as the tests run it
 """
 from __future__ import annotations
 
 import configparser
-import os
+import copy
+import functools
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import grimp
+from importlinter.contracts.forbidden import ForbiddenContract
+from importlinter.contracts.layers import LayersContract
 
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
@@ -62,16 +70,43 @@ def lay_out(target: Path) -> Path:
     return target
 
 
+@functools.cache
+def installed_graph() -> grimp.ImportGraph:
+    """The import graph of setup.cfg's root packages, laid out as installed (built once a run), in a process that
+    has not imported them (grimp would take an imported package's folder, the clone's)."""
+    roots = setup_options()["importlinter"]["root_packages"].split()
+    if any(root in sys.modules for root in roots):
+        raise RuntimeError("installed_graph runs before the project is imported (as in lint-imports)")
+    with tempfile.TemporaryDirectory() as folder:
+        sys.path.insert(0, str(lay_out(Path(folder))))
+        try:
+            return grimp.build_graph(*roots, cache_dir=None)
+        finally:
+            sys.path.remove(folder)
+
+
+class InstalledLayersContract(LayersContract):
+    """import-linter's layers contract, on the installed layout (`installed_graph`)."""
+
+    def check(self, graph: grimp.ImportGraph, verbose: bool):
+        return super().check(copy.deepcopy(installed_graph()), verbose)
+
+
+class InstalledForbiddenContract(ForbiddenContract):
+    """import-linter's forbidden contract, on the installed layout (`installed_graph`)."""
+
+    def check(self, graph: grimp.ImportGraph, verbose: bool):
+        return super().check(copy.deepcopy(installed_graph()), verbose)
+
+
 def lint_imports(*arguments: str) -> subprocess.CompletedProcess:
-    """`lint-imports` with setup.cfg's contracts, on this checkout laid out as installed.
+    """`lint-imports` with setup.cfg's contracts, run in the clone as a developer runs it.
 
     Returns:
         The finished process (its stdout is lint-imports' report).
     """
-    with tempfile.TemporaryDirectory() as folder:
-        environment = {**os.environ, "PYTHONPATH": str(lay_out(Path(folder)))}
-        return subprocess.run([sys.executable, "-c", LINT_IMPORTS, str(ROOT / "setup.cfg"), "--no-cache",
-                               *arguments], cwd=folder, env=environment, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-c", LINT_IMPORTS, "--no-cache", *arguments], cwd=ROOT,
+                          capture_output=True, text=True)
 
 
 if __name__ == "__main__":
