@@ -14,6 +14,7 @@ import soxr
 from tqdm.auto import tqdm
 
 from reasonaudio.core.phrases import CONTINUOUS_LABELS, ESC50_PHRASES, FSD50K_PHRASES, phrase_for
+from reasonaudio.core.rows import SourceRow
 
 from .sources import BadRecording, Recording, open_source
 from .sources.base import UNKNOWN_LABELS, known_bad
@@ -67,10 +68,11 @@ class AtomicSound:
     def seconds(self) -> float:
         return len(self.samples) / self.sample_rate
 
-    def row(self) -> dict:
-        return {"source_id": self.source_id, "label": self.label, "phrase": self.phrase, "kind": self.kind,
-                "origin": self.origin, "license": self.license, "attribution": self.attribution,
-                "duration": round(self.seconds, 3), "loop": list(self.loop)}
+    def row(self, audio: dict | None = None) -> SourceRow:
+        """The sound as `sources` publishes it (`audio`: its FLAC cell, where written)."""
+        return SourceRow(source_id=self.source_id, label=self.label, phrase=self.phrase, kind=self.kind,
+                         origin=self.origin, license=self.license, attribution=self.attribution,
+                         duration=round(self.seconds, 3), loop=tuple(self.loop), audio=audio)
 
 
 @dataclass(frozen=True)

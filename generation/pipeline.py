@@ -21,8 +21,9 @@ import pyarrow.parquet as pq
 from reasonaudio.core.phrases import last_phrases
 from reasonaudio.core.records import caption, constraint_text, fingerprint
 from reasonaudio.core.relations import judge_queries
+from reasonaudio.core.rows import ClipRow, QrelRow, QueryRow
 from reasonaudio.versions import BENCHMARK_VERSION
-from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file, mteb_ids
+from reasonaudio_dataset.schema import AUDIO_ROWS_PER_GROUP, FEATURES, MAX_SHARD_BYTES, data_file
 
 from .bank import SoundBank, to_pcm16
 from .clips import ClipRenderer, RenderWorkers, worker_renderer
@@ -54,7 +55,7 @@ class Plan:
                     if self.kind.recordings_published else None)
         self.fingerprint = fingerprint(self.config.content(), [s.row() for s in self.bank.sounds],
                                        [query_row(q) for q in self.queries],
-                                       {c.clip_id: [e.to_dict() for e in c.events] for _, c in self.clips}, contents)
+                                       {c.clip_id: c.events for _, c in self.clips}, contents)
 
     @property
     def phrases(self) -> dict[str, str]:
@@ -123,13 +124,12 @@ def plan_split(config: GenerateConfig, forbidden: frozenset[str] | None = None) 
     return Plan(config, bank, queries, kind)
 
 
-def query_row(query: QueryPlan) -> dict:
-    row = {"query_id": query.query_id, "task": query.task, "shape": query.shape,
-           "depth": query.depth, "num_sounds": query.num_sounds, "text": query.text,
-           "constraint": constraint_text(query.atoms),
-           "candidates": [c.clip_id for c in query.candidates], "positive": query.positive,
-           "hard_negatives": list(query.hard_negatives)}
-    return row | mteb_ids("queries", row)
+def query_row(query: QueryPlan) -> QueryRow:
+    """A planned query as `queries` publishes it."""
+    return QueryRow(query_id=query.query_id, task=query.task, shape=query.shape, depth=query.depth,
+                    num_sounds=query.num_sounds, text=query.text, constraint=constraint_text(query.atoms),
+                    candidates=tuple(c.clip_id for c in query.candidates), positive=query.positive,
+                    hard_negatives=tuple(query.hard_negatives))
 
 
 def qrels_batches(plan: Plan) -> Iterator[list[dict]]:
@@ -139,8 +139,7 @@ def qrels_batches(plan: Plan) -> Iterator[list[dict]]:
     batch = []
     for query_id, pairs in judge_queries([(q.query_id, q.atoms) for q in plan.queries],
                                          [(c.clip_id, c.events) for _, c in plan.clips]):
-        rows = ({"query_id": query_id, "clip_id": c, "score": verdict.value} for c, verdict in pairs)
-        batch += [row | mteb_ids("qrels", row) for row in rows]
+        batch += [QrelRow(query_id=query_id, clip_id=c, score=verdict.value).to_row() for c, verdict in pairs]
         if len(batch) >= QRELS_BATCH:
             yield batch
             batch = []
@@ -184,13 +183,10 @@ def _corpus_batches(plan: Plan, first: int, end: int, workers: RenderWorkers, ba
     for start, rendered in zip(starts, workers.map(render_rows, jobs)):
         rows = []
         for (query, candidate), (flac, acoustics) in zip(plan.clips[start:start + len(rendered)], rendered):
-            row = {
-                "clip_id": candidate.clip_id, "audio": {"bytes": flac, "path": f"{candidate.clip_id}.flac"},
-                "task": query.task, "query_id": query.query_id, "duration": plan.config.clip_seconds,
-                "events": [e.to_dict() for e in candidate.events], "caption": caption(candidate.events, phrases),
-                "acoustics": acoustics,
-            }
-            rows.append(row | mteb_ids("corpus", row))
+            rows.append(ClipRow(clip_id=candidate.clip_id, audio={"bytes": flac, "path": f"{candidate.clip_id}.flac"},
+                                task=query.task, query_id=query.query_id, duration=plan.config.clip_seconds,
+                                events=candidate.events, caption=caption(candidate.events, phrases),
+                                acoustics=acoustics).to_row())
         bar.update(len(rows))
         yield rows
 
@@ -214,7 +210,7 @@ def render_corpus(plan: Plan, out: BuildFolder) -> list[str]:
 
 def write_tables(plan: Plan, out: BuildFolder) -> None:
     stamp, split = {"fingerprint": plan.fingerprint, "split": plan.config.split}, plan.config.split
-    tables = {"queries": lambda: [query_row(q) for q in plan.queries], "qrels": lambda: qrels_batches(plan),
+    tables = {"queries": lambda: [query_row(q).to_row() for q in plan.queries], "qrels": lambda: qrels_batches(plan),
               "sources": lambda: source_batches(plan.bank.sounds)}
     for config, rows in tables.items():
         if out.locate(data_file(config, split), plan.fingerprint) is None:
@@ -231,8 +227,8 @@ def source_batches(sounds) -> Iterator[list[dict]]:
 
 def source_row(sound) -> dict:
     """An atomic sound as published: its record and its samples (FLAC, on the grid they were used on)."""
-    return {**sound.row(), "audio": {"bytes": encode_flac(sound.samples, sound.sample_rate),
-                                     "path": f"{sound.source_id.replace('/', '_')}.flac"}}
+    return sound.row(audio={"bytes": encode_flac(sound.samples, sound.sample_rate),
+                            "path": f"{sound.source_id.replace('/', '_')}.flac"}).to_row()
 
 
 def shape_counts(queries) -> list[dict]:

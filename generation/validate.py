@@ -28,9 +28,10 @@ from reasonaudio_dataset.certificate import certificate_findings
 from reasonaudio_dataset.schema import (AUDIO_ROWS_PER_GROUP, MAX_SHARD_BYTES, check_data_file, data_file, mteb_columns,
                                         mteb_ids)
 from reasonaudio.core.phrases import LABELS_SEPARATOR, last_phrases
-from reasonaudio.core.records import SOURCE_FIELDS, caption, constraint_atoms, fingerprint
+from reasonaudio.core.records import caption, constraint_atoms, fingerprint
 from reasonaudio.core.relations import (COUNT_APART, COUNTED, NO, OVERLAP_SECONDS, YES, Event, depth, judge_queries,
                                         mentioned, occurrences, relevant, verdict)
+from reasonaudio.core.rows import AUDIO, ClipRow, QrelRow, QueryRow, Row, RowError, SourceRow
 from reasonaudio.versions import BENCHMARK_VERSION, __version__
 
 from .bank import (MAX_SEAM_DIP_DB, MAX_SILENCE_SECONDS, AtomicSound, SoundBank,
@@ -53,16 +54,12 @@ NAMED_ROWS = 3         # rows of a file named in the findings of a column wrong 
 
 
 @contextmanager
-def _row_guard(findings: list[str], row: dict):
-    """A row too malformed to check (a missing key, a wrong type) becomes one finding naming it."""
+def _row_guard(findings: list[str], row: Row):
+    """A row too malformed to check further (its cells well typed, their meaning not) becomes one finding naming it."""
     try:
         yield
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as error:
-        findings.append(f"{row.get('_at', '?')}: malformed row ({type(error).__name__}: {error})")
-
-
-class Table(list):
-    """Rows of one config and split, each with the file and row it came from under "_at"."""
+        findings.append(f"{row.read_from}: malformed row ({type(error).__name__}: {error})")
 
 
 def _unreadable(relative: str, error: Exception) -> str:
@@ -77,6 +74,24 @@ def _read(out: Path, relative: str, columns=None) -> tuple[list[dict], list[str]
     for index, row in enumerate(rows):
         row["_at"] = f"{relative} row {index}"
     return rows, []
+
+
+def _read_rows(out: Path, relative: str, row_type: type[Row], columns: list[str]) -> tuple[list[Row], list[str]]:
+    """The typed rows of one file (`row_type.from_row`): a row with a missing or mistyped cell is one finding
+    naming it and its column, and is left out of every further check."""
+    rows, findings = _read(out, relative, columns)
+    typed = []
+    for row in rows:
+        try:
+            typed.append(row_type.from_row(row, read_from=row["_at"]))
+        except RowError as error:
+            findings.append(f"{row['_at']}: malformed row ({error})")
+    return typed, findings
+
+
+def _columns(row_type: type[Row], audio: bool = False) -> list[str]:
+    """The own columns of `row_type` that validate reads (the audio only where asked: it is most of a file)."""
+    return [name for name, kind in row_type.own_columns() if audio or kind != AUDIO]
 
 
 RECORD_SHAPE = {"fingerprint": str, "parameters": dict, "files": list, "counts": dict, "licenses": list}
@@ -161,16 +176,15 @@ def _file_findings(out: Path, record: dict) -> list[str]:
     return findings
 
 
-def _tables(out: Path, split: str, record: dict) -> tuple[dict[str, Table], list[str]]:
-    recordings = ["audio"] if build_kind(record["parameters"].get("source", "")).recordings_published else []
-    wanted = {"queries": None, "sources": [*SOURCE_FIELDS, *recordings],       # qrels: streamed (`_qrels_findings`)
-              "corpus": ["clip_id", "task", "query_id", "duration", "events", "caption"]}
+def _tables(out: Path, split: str, record: dict) -> tuple[dict[str, list[Row]], list[str]]:
+    recordings = build_kind(record["parameters"].get("source", "")).recordings_published
+    wanted = {"queries": QueryRow, "sources": SourceRow, "corpus": ClipRow}  # qrels: streamed (`_qrels_findings`)
     tables, findings = {}, []
-    for config, columns in wanted.items():
+    for config, row_type in wanted.items():
         files = [f for f in record["files"] if f.startswith(f"{config}/")]
-        rows = Table()
+        rows = []
         for relative in files:
-            found, problems = _read(out, relative, columns)
+            found, problems = _read_rows(out, relative, row_type, _columns(row_type, config == "sources" and recordings))
             rows.extend(found)
             findings += problems
         tables[config] = rows
@@ -187,18 +201,18 @@ def _qrels_runs(out: Path, files: list[str]):
     batch at a time."""
     def rows():
         for relative in files:
-            for batch in pq.ParquetFile(out / relative).iter_batches(columns=["query_id", "clip_id", "score"]):
+            for batch in pq.ParquetFile(out / relative).iter_batches(columns=_columns(QrelRow)):
                 yield from zip(*(batch.column(i).to_pylist() for i in range(3)))
     for query_id, run in groupby(rows(), key=itemgetter(0)):
         yield query_id, {clip_id: score for _, clip_id, score in run}
 
 
-def _qrels_findings(out: Path, files: list[str], split: str, atoms_of: dict, clips: dict[str, dict]) -> list[str]:
+def _qrels_findings(out: Path, files: list[str], split: str, atoms_of: dict, clips: dict[str, ClipRow]) -> list[str]:
     """The published qrels against the pairs the annotations give (`judge_queries`), a query at a time while
     the file lists the queries in the order they are judged, as the writer does: a split's pairs grow as its
     queries times its corpus, so neither side is held whole. A file in any other order is compared whole."""
     def judged():
-        timelines = [(clip_id, clip["timeline"]) for clip_id, clip in clips.items()]
+        timelines = [(clip_id, clip.events) for clip_id, clip in clips.items()]
         return ((q, {c: verdict.value for c, verdict in pairs}) for q, pairs in judge_queries(atoms_of.items(), timelines))
 
     def pairs(runs):
@@ -252,13 +266,13 @@ def _mteb_id_findings(out: Path, record: dict) -> list[str]:
     return findings
 
 
-def _sources_findings(record: dict, sources: Table) -> list[str]:
+def _sources_findings(record: dict, sources: list[SourceRow]) -> list[str]:
     findings = []
-    for source_id, n in Counter(s["source_id"] for s in sources).items():
+    for source_id, n in Counter(s.source_id for s in sources).items():
         if n > 1:
             findings.append(f"sources: {source_id} is listed {n} times")
-    licences = sorted({s["license"] for s in sources})
-    credits = sorted({s["attribution"] for s in sources} - {""})
+    licences = sorted({s.license for s in sources})
+    credits = sorted({s.attribution for s in sources} - {""})
     for what, found, recorded in (("licences", licences, record["licenses"]),
                                   ("attributions", credits, record.get("attributions", []))):
         if found != recorded:
@@ -266,35 +280,34 @@ def _sources_findings(record: dict, sources: Table) -> list[str]:
     return findings
 
 
-def _shape_findings(at: str, qid: str, query: dict, atoms, phrases: dict[str, str], params: dict) -> list[str]:
+def _shape_findings(query: QueryRow, atoms, phrases: dict[str, str], params: dict) -> list[str]:
     """The query's shape, depth, sound count and text, as its constraint gives them."""
-    task, style = TASKS[query["task"]], params.get("text_style", DEFAULT_STYLE)
+    at, task, style = f"{query.read_from} ({query.query_id})", TASKS[query.task], params.get("text_style", DEFAULT_STYLE)
     shape = shape_of(task, atoms)
     if shape is None:
-        return [f"{at} ({qid}): its constraint is no query shape of task {query['task']!r}"]
-    stated = {"shape": shape.reported_as, "depth": depth(atoms), "num_sounds": len(mentioned(atoms))}
-    wrong = [f"{key} {query.get(key)!r} should be {value!r}" for key, value in stated.items() if query.get(key) != value]
+        return [f"{at}: its constraint is no query shape of task {query.task!r}"]
+    wrong = query.differences(query.derived(shape=shape.reported_as, depth=depth(atoms), num_sounds=len(mentioned(atoms))))
     if wrong:
-        return [f"{at} ({qid}): " + "; ".join(wrong)]
+        return [f"{at}: " + "; ".join(wrong)]
     if style not in STYLES:
-        return [f"{at} ({qid}): text style {style!r} is not one this toolkit has ({', '.join(STYLES)})"]
-    if query["text"] not in possible_texts(task, atoms, phrases, style):
-        return [f"{at} ({qid}): text {query['text']!r} is not what its constraint renders to"]
+        return [f"{at}: text style {style!r} is not one this toolkit has ({', '.join(STYLES)})"]
+    if query.text not in possible_texts(task, atoms, phrases, style):
+        return [f"{at}: text {query.text!r} is not what its constraint renders to"]
     return []
 
 
-def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrases: dict[str, str]):
+def _query_findings(params: dict, queries: list[QueryRow], clips: dict[str, ClipRow], phrases: dict[str, str]):
     """Every query's constraint, group and text; returns (findings, atoms by query, owner of each clip)."""
     findings, atoms_of, owner, positions = [], {}, {}, Counter()
     for query in queries:
         with _row_guard(findings, query):
-            at, qid = query["_at"], query["query_id"]
+            at, qid = query.read_from, query.query_id
             try:
-                atoms = constraint_atoms(query["constraint"])
+                atoms = constraint_atoms(query.constraint)
             except (ValueError, KeyError, TypeError) as error:
                 findings.append(f"{at} ({qid}): broken constraint ({error})")
                 continue
-            group = query["candidates"]
+            group = query.candidates
             for clip_id in group:
                 if clip_id in owner:
                     findings.append(f"{at} ({qid}): clip {clip_id} is also a candidate of {owner[clip_id]}")
@@ -305,24 +318,24 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
             if unknown:
                 findings.append(f"{at} ({qid}): candidates not in the corpus: {unknown[:3]}")
                 continue
-            if query["positive"] not in group:
+            if query.positive not in group:
                 findings.append(f"{at} ({qid}): its positive is not among its candidates")
                 continue
             atoms_of[qid] = atoms
-            positions[group.index(query["positive"])] += 1
-            if not set(query["hard_negatives"]) <= set(group) - {query["positive"]}:
+            positions[group.index(query.positive)] += 1
+            if not set(query.hard_negatives) <= set(group) - {query.positive}:
                 findings.append(f"{at} ({qid}): hard negatives must be candidates other than the positive")
-            if query["task"] not in TASKS:
-                findings.append(f"{at} ({qid}): unknown task {query['task']!r}")
+            if query.task not in TASKS:
+                findings.append(f"{at} ({qid}): unknown task {query.task!r}")
             else:
-                findings += _shape_findings(at, qid, query, atoms, phrases, params)
+                findings += _shape_findings(query, atoms, phrases, params)
             for clip_id in group:
-                wanted = YES if clip_id == query["positive"] else NO
-                found = relevant(atoms, clips[clip_id]["timeline"])
+                wanted = YES if clip_id == query.positive else NO
+                found = relevant(atoms, clips[clip_id].events)
                 if found is not wanted:
                     findings.append(f"{at} ({qid}): candidate {clip_id} is {found.name}, should be {wanted.name}")
-            for clip_id in set(query["hard_negatives"]) & set(clips):
-                by_label = occurrences(clips[clip_id]["timeline"])
+            for clip_id in set(query.hard_negatives) & set(clips):
+                by_label = occurrences(clips[clip_id].events)
                 failed = sum(verdict(atom, by_label) is NO for atom in atoms)
                 if failed != 1:
                     findings.append(f"{at} ({qid}): hard negative {clip_id} fails {failed} atoms, not exactly one")
@@ -332,42 +345,48 @@ def _query_findings(params: dict, queries: Table, clips: dict[str, dict], phrase
     return findings, atoms_of, owner
 
 
-def _clip_findings(params: dict, corpus: Table, owner: dict, tasks: dict, phrases: dict, sounds: dict) -> list[str]:
+def _clip_findings(params: dict, corpus: list[ClipRow], owner: dict, tasks: dict, phrases: dict,
+                   sounds: dict[str, SourceRow]) -> list[str]:
+    """Each clip against the clip re-derived from its query, its events and the split's parameters (its query,
+    task, duration and caption), and its events against the sounds they name."""
     findings = []
     for clip in corpus:
         with _row_guard(findings, clip):
-            at, cid = clip["_at"], clip["clip_id"]
+            at, cid = clip.read_from, clip.clip_id
             if cid not in owner:
                 findings.append(f"{at} ({cid}): no query lists this clip")
-            elif (clip["query_id"], clip["task"]) != (owner[cid], tasks.get(owner[cid])):
-                findings.append(f"{at} ({cid}): query_id/task {clip['query_id']}/{clip['task']} should be "
-                                f"{owner[cid]}/{tasks.get(owner[cid])}")
-            if clip["duration"] != np.float32(params["clip_seconds"]):
-                findings.append(f"{at} ({cid}): duration {clip['duration']} should be {params['clip_seconds']}")
-            for event in clip["events"]:
-                sound = sounds.get(event["source_id"], {})
-                if sound.get("kind") == "discrete" and event["offset"] - event["onset"] > sound["duration"] + 1e-3:
-                    findings.append(f"{at} ({cid}): discrete sound {event['source_id']} lasts {sound['duration']:.3f} s "
-                                    f"but its event {event['offset'] - event['onset']:.3f} s: a discrete sound never loops")
-                if sound.get("kind") == RECORDING and event["label"] not in sound["label"].split(LABELS_SEPARATOR):
-                    findings.append(f"{at} ({cid}): recording {event['source_id']} holds no {event['label']!r} in "
-                                    "sources")
-                elif sound.get("kind") != RECORDING and sound.get("label") != event["label"]:
-                    findings.append(f"{at} ({cid}): event source {event['source_id']} is not a sound of class "
-                                    f"{event['label']!r} in sources")
-                if not 0 <= event["onset"] < event["offset"] <= params["clip_seconds"]:
-                    findings.append(f"{at} ({cid}): event {event['label']} at {event['onset']}-{event['offset']} s "
-                                    "lies outside the clip")
-            if clip["caption"] != caption(clip["timeline"], phrases):
-                findings.append(f"{at} ({cid}): caption {clip['caption']!r} is not what its events give")
+            group = {"query_id": owner[cid], "task": tasks.get(owner[cid])} if cid in owner else {}
+            expected = clip.derived(duration=float(np.float32(params["clip_seconds"])),
+                                    caption=caption(clip.events, phrases), **group)
+            wrong = clip.differences(expected)
+            if wrong:
+                findings.append(f"{at} ({cid}): " + "; ".join(wrong))
+            for event in clip.events:
+                findings += [f"{at} ({cid}): {problem}" for problem in _event_problems(event, sounds.get(event.source_id),
+                                                                                      params["clip_seconds"])]
     return findings
 
 
-def _repeating_clips(queries: Table) -> set[str]:
+def _event_problems(event: Event, sound: SourceRow | None, clip_seconds: float) -> list[str]:
+    """What an event says that its sound (None: missing from sources) or its clip's length does not allow."""
+    problems, kind = [], sound.kind if sound else None
+    if kind == "discrete" and event.seconds > sound.duration + 1e-3:
+        problems.append(f"discrete sound {event.source_id} lasts {sound.duration:.3f} s but its event "
+                        f"{event.seconds:.3f} s: a discrete sound never loops")
+    if kind == RECORDING and event.label not in sound.label.split(LABELS_SEPARATOR):
+        problems.append(f"recording {event.source_id} holds no {event.label!r} in sources")
+    elif kind != RECORDING and (sound.label if sound else None) != event.label:
+        problems.append(f"event source {event.source_id} is not a sound of class {event.label!r} in sources")
+    if not 0 <= event.onset < event.offset <= clip_seconds:
+        problems.append(f"event {event.label} at {event.onset}-{event.offset} s lies outside the clip")
+    return problems
+
+
+def _repeating_clips(queries: list[QueryRow]) -> set[str]:
     """The candidates of queries whose task plays a sound more than once (`Task.repeats`: a count's occurrences);
     a planned clip of any other task holds each class once."""
-    return {clip_id for query in queries if query.get("task") in TASKS and TASKS[query["task"]].repeats
-            for clip_id in (query.get("candidates") or ()) if isinstance(clip_id, str)}
+    return {clip_id for query in queries if query.task in TASKS and TASKS[query.task].repeats
+            for clip_id in query.candidates}
 
 
 def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: int, progress: bool) -> list[str]:
@@ -382,36 +401,34 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     if len(queries) != counts["queries"] or len(corpus) != counts["clips"] or len(sources) != counts["atomic_sounds"]:
         findings.append(f"{len(queries)} queries, {len(corpus)} clips and {len(sources)} sounds; the record says "
                         f"{counts['queries']}, {counts['clips']} and {counts['atomic_sounds']}")
-    if Counter(q["task"] for q in queries) != Counter(counts["queries_per_task"]):
-        findings.append(f"queries per task {dict(Counter(q['task'] for q in queries))} differ from "
+    if Counter(q.task for q in queries) != Counter(counts["queries_per_task"]):
+        findings.append(f"queries per task {dict(Counter(q.task for q in queries))} differ from "
                         f"{counts['queries_per_task']}")
-    shapes = Counter((q.get("task"), q.get("shape"), q.get("depth")) for q in queries)
+    shapes = Counter((q.task, q.shape, q.depth) for q in queries)
     recorded = Counter({(c["task"], c["shape"], c["depth"]): c["queries"] for c in counts.get("shapes", [])})
     if shapes != recorded:
         findings.append(f"queries per task, shape and depth differ from the record's: {sorted(shapes.items())[:3]} ...")
     findings += _sources_findings(record, sources)
     kind = build_kind(params["source"])
-    phrases = last_phrases((s["label"], s["phrase"]) for s in sources)
+    phrases = last_phrases((s.label, s.phrase) for s in sources)
     clips, repeating = {}, _repeating_clips(queries)
     for clip in corpus:
         try:
-            clip["timeline"] = tuple(Event(**e) for e in clip["events"])
-            twice = [label for label, found in occurrences(clip["timeline"]).items() if len(found) > 1]
-            if twice and kind.one_occurrence_per_class and clip["clip_id"] not in repeating:
+            twice = [label for label, found in occurrences(clip.events).items() if len(found) > 1]
+            if twice and kind.one_occurrence_per_class and clip.clip_id not in repeating:
                 raise ValueError(f"class {twice[0]!r} occurs twice in one clip")
         except (TypeError, ValueError) as error:
-            findings.append(f"{clip['_at']} ({clip['clip_id']}): broken events ({error})")
+            findings.append(f"{clip.read_from} ({clip.clip_id}): broken events ({error})")
             continue
-        clips[clip["clip_id"]] = clip
+        clips[clip.clip_id] = clip
     problems, atoms_of, owner = _query_findings(params, queries, clips, phrases)
     findings += problems
-    findings += _clip_findings(params, Table(c for c in corpus if c["clip_id"] in clips), owner,
-                               {q["query_id"]: q["task"] for q in queries}, phrases,
-                               {s["source_id"]: s for s in sources})
+    findings += _clip_findings(params, [c for c in corpus if c.clip_id in clips], owner,
+                               {q.query_id: q.task for q in queries}, phrases, {s.source_id: s for s in sources})
     findings += _qrels_findings(out, [f for f in record["files"] if f.startswith("qrels/")], split, atoms_of, clips)
     try:
-        contents = [recording_digest(decode_pcm16(s["audio"]["bytes"])[0]) for s in sources] if kind.recordings_published else None
-        recomputed = fingerprint(params, sources, queries, {cid: c["events"] for cid, c in clips.items()}, contents)
+        contents = [recording_digest(decode_pcm16(s.audio["bytes"])[0]) for s in sources] if kind.recordings_published else None
+        recomputed = fingerprint(params, sources, queries, {cid: c.events for cid, c in clips.items()}, contents)
     except (KeyError, TypeError, RuntimeError):
         recomputed = None   # a candidate without a clip, a malformed row, undecodable audio: reported elsewhere
     if recomputed != record["fingerprint"]:
@@ -422,9 +439,8 @@ def _split_findings(out: Path, split: str, record: dict, quick: bool, workers: i
     if conditions:
         findings += _acoustics_findings(out, record, conditions, corpus)
     if not quick:
-        positives = {q["query_id"]: clips[q["positive"]]["timeline"] for q in queries if q["positive"] in clips}
-        members = {q["query_id"]: tuple(clips[cid]["timeline"] for cid in q["candidates"] if cid in clips)
-                   for q in queries}
+        positives = {q.query_id: clips[q.positive].events for q in queries if q.positive in clips}
+        members = {q.query_id: tuple(clips[cid].events for cid in q.candidates if cid in clips) for q in queries}
         findings += _audio_findings(out, record, params, workers, progress,
                                     {qid: (atoms, positives[qid]) for qid, atoms in atoms_of.items()},
                                     (conditions or {}, members))
@@ -460,36 +476,35 @@ def _room_findings(at: str, steps: list) -> list[str]:
             for s in rooms if max(s.get("target_rt60", 0), s.get("rt60", 0)) > MAX_RT60]
 
 
-def _acoustics_findings(out: Path, record: dict, conditions: dict[str, Condition], corpus: Table) -> list[str]:
-    """Each corpus config holds the main corpus's clips (same ids, events and captions, in order) and, per
+def _acoustics_findings(out: Path, record: dict, conditions: dict[str, Condition], corpus: list[ClipRow]) -> list[str]:
+    """Each corpus config holds the main corpus's clips (the same rows, in order, but for the acoustics) and, per
     clip, its condition's parameters: one draw per candidate group, rooms within the RT60 bound."""
     findings = []
-    reference = [(c["clip_id"], c["query_id"], c["events"], c["caption"]) for c in corpus]
     for config, condition in conditions.items():
-        rows = Table()
-        for relative in (f for f in record["files"] if f.startswith(f"{config}/")):
-            found, problems = _read(out, relative, ["clip_id", "query_id", "events", "caption", "acoustics"])
+        rows = corpus if config == "corpus" else []
+        for relative in (f for f in record["files"] if f.startswith(f"{config}/") and config != "corpus"):
+            found, problems = _read_rows(out, relative, ClipRow, _columns(ClipRow))
             rows.extend(found)
             findings += problems
-        if config != "corpus" and [(r["clip_id"], r["query_id"], r["events"], r["caption"]) for r in rows] != reference:
+        if [row.derived(acoustics="") for row in rows] != [clip.derived(acoustics="") for clip in corpus]:
             findings.append(f"{config}: its clips, events or captions differ from corpus's (a condition changes audio only)")
         drawn = {}
         for row in rows:
-            at = f"{row['_at']} ({row['clip_id']})"
+            at = f"{row.read_from} ({row.clip_id})"
             if condition.clean:
-                if row["acoustics"] != unchanged(condition):
-                    findings.append(f"{at}: acoustics {row['acoustics'][:80]!r} on a clip left as mixed")
+                if row.acoustics != unchanged(condition):
+                    findings.append(f"{at}: acoustics {row.acoustics[:80]!r} on a clip left as mixed")
                 continue
             try:
-                parameters = json.loads(row["acoustics"])
+                parameters = json.loads(row.acoustics)
                 name, steps = parameters["condition"], parameters["transforms"]
             except (ValueError, TypeError, KeyError) as error:
                 findings.append(f"{at}: acoustics is not a condition's parameters ({error})")
                 continue
             if name != condition.name:
                 findings.append(f"{at}: acoustics names condition {name!r}, its config holds {condition.name!r}")
-            if drawn.setdefault(row["query_id"], row["acoustics"]) != row["acoustics"]:
-                findings.append(f"{at}: acoustics differ from another clip of its group {row['query_id']}: every "
+            if drawn.setdefault(row.query_id, row.acoustics) != row.acoustics:
+                findings.append(f"{at}: acoustics differ from another clip of its group {row.query_id}: every "
                                 "version of a minimal pair must get the same draw")
             findings += _room_findings(at, steps)
     return findings
@@ -500,32 +515,33 @@ def _acoustics_findings(out: Path, record: dict, conditions: dict[str, Condition
 def _load_bank(out: Path, record: dict, rate: int) -> tuple[SoundBank | None, list[str]]:
     sounds, findings = [], []
     for relative in (f for f in record["files"] if f.startswith("sources/")):
-        rows, problems = _read(out, relative, list(SOURCE_FIELDS) + ["audio"])
+        rows, problems = _read_rows(out, relative, SourceRow, _columns(SourceRow, audio=True))
         findings += problems
         for row in rows:
+            at = f"{row.read_from} ({row.source_id})"
             try:
-                pcm, found_rate = decode_pcm16(row["audio"]["bytes"])
+                pcm, found_rate = decode_pcm16(row.audio["bytes"])
             except Exception as error:  # libsndfile raises on junk bytes
-                findings.append(f"{row['_at']} ({row['source_id']}): audio does not decode ({error})")
+                findings.append(f"{at}: audio does not decode ({error})")
                 continue
             if found_rate != rate:
-                findings.append(f"{row['_at']} ({row['source_id']}): audio at {found_rate} Hz, the corpus is {rate} Hz")
-            sound = AtomicSound(row["source_id"], row["label"], row["phrase"], row["kind"], row["origin"],
-                                row["license"], from_pcm16(pcm), rate, row["attribution"], tuple(row["loop"]))
+                findings.append(f"{at}: audio at {found_rate} Hz, the corpus is {rate} Hz")
+            sound = AtomicSound(row.source_id, row.label, row.phrase, row.kind, row.origin, row.license,
+                                from_pcm16(pcm), rate, row.attribution, row.loop)
             start, end, overlap = sound.loop
             if sound.kind == "continuous" and not 0 <= start < end - overlap <= end <= len(pcm):
-                findings.append(f"{row['_at']} ({row['source_id']}): loop points {list(sound.loop)} lie outside its "
+                findings.append(f"{at}: loop points {list(sound.loop)} lie outside its "
                                 f"{len(pcm)} samples")
                 continue
             if sound.kind == RECORDING:      # a natural recording, published as recorded
                 sounds.append(sound)
                 continue
             if longest_inaudible(sound.samples, rate) >= MAX_SILENCE_SECONDS:
-                findings.append(f"{row['_at']} ({row['source_id']}): holds {longest_inaudible(sound.samples, rate):.2f} s "
+                findings.append(f"{at}: holds {longest_inaudible(sound.samples, rate):.2f} s "
                                 f"that cannot be heard (>= {MAX_SILENCE_SECONDS} s): annotated time must be audible")
             dip = seam_dip_db(sound.samples, *sound.loop, rate) if sound.kind == "continuous" else 0.0
             if dip >= MAX_SEAM_DIP_DB:
-                findings.append(f"{row['_at']} ({row['source_id']}): its loop seam dips {dip:.1f} dB "
+                findings.append(f"{at}: its loop seam dips {dip:.1f} dB "
                                 f"(>= {MAX_SEAM_DIP_DB} dB)")
             sounds.append(sound)
     return (None if findings else SoundBank(tuple(sounds), rate)), findings

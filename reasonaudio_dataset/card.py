@@ -13,6 +13,7 @@ from datasets.splits import SplitDict, SplitInfo
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from reasonaudio.core.relations import WHY_NATURAL_BUILDS_DO_NOT_COUNT
+from reasonaudio.core.rows import ROWS
 
 from .schema import CONFIGS, data_pattern, features
 from .folders import record_files
@@ -263,12 +264,27 @@ OPT_IN_ROWS = {
 }
 
 
+CONDITION_ROW = ("| `corpus_<condition>` | clip (robustness builds only) | the same clips under another acoustic "
+                 "condition (noisy, reverberant, telephone, wild ...), same columns; queries and qrels are shared |")
+
+
+def columns_table() -> str:
+    """The card's table of configs and their columns, from the row types (`reasonaudio.core.rows`)."""
+    lines = ["| config | one row per | columns |", "|---|---|---|"]
+    for config, row_type in ROWS.items():
+        columns = ", ".join(f"`{name}`" + (f" ({doc})" if doc else "") for name, doc in row_type.described_columns())
+        lines.append(f"| `{config}` | {row_type.ONE_ROW_PER} | {columns} |")
+        lines += [CONDITION_ROW] if config == "corpus" else []
+    return "\n".join(lines)
+
+
 def render_card(out: Path, repo: str | None = None) -> str:
     """The card of a folder's finished splits; `repo` is the name the load examples use."""
     records = load_records(out)
     tasks = {task for record in records.values() for task in record["parameters"].get("tasks", ())}
     body = TEMPLATE.read_text().format(repo=repo or "PATH_OR_REPO_ID", benchmark_version=benchmark_version(records),
                                        splits="\n".join(_split_section(s, r) for s, r in records.items()),
+                                       columns=columns_table(),
                                        opt_in_rows="".join(f"\n{row}" for task, row in OPT_IN_ROWS.items()
                                                            if task in tasks),
                                        headline_tasks="its tasks" if tasks & OPT_IN_ROWS.keys() else "the five tasks")

@@ -4,36 +4,30 @@
 names of MTEB's retrieval convention, so MTEB's loader reads the folder as it is. A robustness build
 adds `corpus_<condition>` configs: the same clips under another acoustic condition, same features."""
 import re
+from dataclasses import fields
 
 from datasets import Audio, Features, List, Value
 
+from reasonaudio.core import rows
+from reasonaudio.core.relation_kinds.base import Event
+
 from .splits import SPLITS  # noqa: F401 - the layout names them
 
-EVENT = {
-    "label": Value("string"), "source_id": Value("string"), "onset": Value("float64"),
-    "offset": Value("float64"), "gain_db": Value("float64"),
+# what each kind of column a row declares (`reasonaudio.core.rows`) is in `datasets`
+EVENT = {f.name: Value("string" if f.type in (str, "str") else "float64") for f in fields(Event)}
+COLUMN_FEATURES = {
+    rows.STRING: Value("string"), rows.INT8: Value("int8"), rows.INT32: Value("int32"),
+    rows.FLOAT32: Value("float32"), rows.FLOAT64: Value("float64"), rows.STRINGS: List(Value("string")),
+    rows.INTEGERS: List(Value("int64")), rows.EVENTS: List(EVENT), rows.AUDIO: Audio(),
 }
 
-FEATURES = {
-    "queries": Features({
-        "id": Value("string"), "query_id": Value("string"), "task": Value("string"), "shape": Value("string"),
-        "depth": Value("int32"), "num_sounds": Value("int32"), "text": Value("string"),
-        "constraint": Value("string"), "candidates": List(Value("string")), "positive": Value("string"),
-        "hard_negatives": List(Value("string")),
-    }),
-    "corpus": Features({
-        "id": Value("string"), "clip_id": Value("string"), "audio": Audio(), "task": Value("string"), "query_id": Value("string"),
-        "duration": Value("float32"), "events": List(EVENT), "caption": Value("string"),
-        "acoustics": Value("string"),
-    }),
-    "qrels": Features({"query_id": Value("string"), "clip_id": Value("string"), "score": Value("int8"),
-                       "query-id": Value("string"), "corpus-id": Value("string")}),
-    "sources": Features({
-        "source_id": Value("string"), "label": Value("string"), "phrase": Value("string"), "kind": Value("string"),
-        "origin": Value("string"), "license": Value("string"), "attribution": Value("string"),
-        "duration": Value("float32"), "loop": List(Value("int64")), "audio": Audio(),
-    }),
-}
+
+def row_features(row_type: type[rows.Row]) -> Features:
+    """The `datasets.Features` of a table of `row_type`: its columns, in order, MTEB's included."""
+    return Features({name: COLUMN_FEATURES[kind] for name, kind in row_type.columns()})
+
+
+FEATURES = {config: row_features(row_type) for config, row_type in rows.ROWS.items()}
 CONFIGS = tuple(FEATURES)
 CONDITION_CONFIG = re.compile(r"^corpus_[a-z][a-z0-9_]{0,31}$")   # the corpus under a further acoustic condition
 AUDIO_ROWS_PER_GROUP = 100          # the Hub viewer reads audio tables a row group at a time

@@ -1,4 +1,4 @@
-"""How a build's meaning is written down: the fields of its `sources` and `queries` tables, a query's
+"""How a build's meaning is written down: the fields the fingerprint reads (`rows` declares the tables), a query's
 constraint as JSON, the timestamped caption of a clip, and the fingerprint that names a split.
 
 The generator writes these and the validator, models and baselines read them back: each is defined here once so
@@ -11,10 +11,11 @@ import json
 from typing import Iterable, Mapping, Sequence
 
 from reasonaudio.core.relations import Atom, Event
+from reasonaudio.core.rows import AUDIO, QueryRow, SourceRow
 
-SOURCE_FIELDS = ("source_id", "label", "phrase", "kind", "origin", "license", "attribution", "duration", "loop")
-QUERY_FIELDS = ("query_id", "task", "shape", "depth", "num_sounds", "text", "constraint", "candidates", "positive",
-                "hard_negatives")
+# what the fingerprint reads of a sound and of a query: their columns, the samples aside (`contents` says them)
+SOURCE_FIELDS = tuple(name for name, kind in SourceRow.own_columns() if kind != AUDIO)
+QUERY_FIELDS = tuple(name for name, _ in QueryRow.own_columns())
 
 
 def constraint_text(atoms: Iterable[Atom]) -> str:
@@ -56,8 +57,8 @@ def caption(events: Sequence[Event], phrases: Mapping[str, str]) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], events: dict[str, list[dict]],
-                contents: list[str] | None = None) -> str:
+def fingerprint(parameters: dict, sources: Sequence[SourceRow], queries: Sequence[QueryRow],
+                events: Mapping[str, Sequence[Event]], contents: list[str] | None = None) -> str:
     """What a split is, as 16 hex digits: its parameters, its sounds, its queries and every candidate's
     events, and in a natural build each recording's content (`contents`, in `sources` order: its clips are
     the recordings as read, so an edited recording with the same labels is another corpus). A pure function
@@ -65,9 +66,9 @@ def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], even
 
     Args:
         parameters: the split's generation parameters.
-        sources: the `sources` rows (at least SOURCE_FIELDS).
-        queries: the `queries` rows (at least QUERY_FIELDS).
-        events: each candidate clip's events, as dicts.
+        sources: the `sources` rows.
+        queries: the `queries` rows.
+        events: each candidate clip's events.
         contents: each recording's content digest, natural builds only.
 
     Returns:
@@ -76,9 +77,9 @@ def fingerprint(parameters: dict, sources: list[dict], queries: list[dict], even
     digest = hashlib.sha256(json.dumps(parameters, sort_keys=True).encode())
     if contents is not None:
         digest.update(json.dumps(contents).encode())
-    digest.update(json.dumps([{k: round(float(s[k]), 3) if k == "duration" else s[k] for k in SOURCE_FIELDS}
-                              for s in sources], sort_keys=True).encode())
+    digest.update(json.dumps([{k: round(float(s.duration), 3) if k == "duration" else getattr(s, k)
+                               for k in SOURCE_FIELDS} for s in sources], sort_keys=True).encode())
     for query in queries:
-        digest.update(json.dumps({k: query[k] for k in QUERY_FIELDS}, sort_keys=True).encode())
-        digest.update(json.dumps([events[c] for c in query["candidates"]], sort_keys=True).encode())
+        digest.update(json.dumps({k: getattr(query, k) for k in QUERY_FIELDS}, sort_keys=True).encode())
+        digest.update(json.dumps([[e.to_dict() for e in events[c]] for c in query.candidates], sort_keys=True).encode())
     return digest.hexdigest()[:16]

@@ -96,8 +96,8 @@ def test_a_build_of_another_benchmark_version_is_one_finding_naming_both(copy):
 @pytest.mark.parametrize("column, value, needle", [
     ("caption", "A dog barking from 0.0 to 1.0 s.", "caption"),
     ("duration", 9.5, "duration 9.5"),
-    ("task", "order" , "query_id/task"),
-    ("query_id", "test-negation-0099", "query_id/task"),
+    ("task", "order", "task 'order' should be"),
+    ("query_id", "test-negation-0099", "query_id 'test-negation-0099' should be"),
 ])
 def test_edited_clip_fields_are_found(copy, column, value, needle):
     def change(rows):
