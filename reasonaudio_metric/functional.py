@@ -61,8 +61,8 @@ def _column(table, name: str) -> list:
 
 # the result's own keys, beside one per task, in the order `score` gives them: only these leave `score`, so
 # a task can never share a name with one
-RESULT_KEYS = ("average", "random", "num_queries", "hard_negative_queries", "intervals", "breakdown", "p_values",
-               "per_query")
+RESULT_KEYS = ("average", "random", "num_queries", "hard_negative_queries", "intervals", "breakdown", "profile",
+               "p_values", "per_query")
 
 
 def _task_column(queries) -> list:
@@ -302,6 +302,22 @@ def hard_negative_scores(similarity, positive_index: Sequence[int], negative_ind
     counting one half (its expectation under random tie-breaking): the pairwise view of NevIR and of
     hard-negative suppression. Random = 0.5. `negative_index` gives each query's columns; a query without
     any (a natural build's recordings may hold no minimal pair for it) scores NaN: not applicable."""
+    wins, present = pair_wins(similarity, positive_index, negative_index)
+    with np.errstate(invalid="ignore"):
+        return (wins * present).sum(axis=1) / present.sum(axis=1)
+
+
+def pair_wins(similarity, positive_index: Sequence[int], negative_index: Sequence[Sequence[int]]):
+    """Each minimal pair's outcome: 1 where the positive outscores the hard negative, 1/2 for a tie, 0 below.
+
+    Args:
+        similarity: the scores (numpy or torch, any device).
+        positive_index: each query's positive column.
+        negative_index: each query's hard negatives' columns.
+
+    Returns:
+        (wins, present): (queries, most hard negatives) arrays, `present` False where a query has fewer.
+    """
     rows, width = len(positive_index), max(len(n) for n in negative_index)
     index = np.zeros((rows, width), dtype=np.int64)
     present = np.zeros((rows, width), dtype=bool)
@@ -318,8 +334,63 @@ def hard_negative_scores(similarity, positive_index: Sequence[int], negative_ind
         positive = similarity[np.arange(rows), np.asarray(positive_index)][:, None]
         negative = np.take_along_axis(similarity, index, axis=1)
         wins = (positive > negative) + 0.5 * (positive == negative)
-    with np.errstate(invalid="ignore"):
-        return (wins * present).sum(axis=1) / present.sum(axis=1)
+    return wins, present
+
+
+KINDS = "hard_negative_kinds"   # the queries' column naming what each hard negative breaks: adds "profile"
+
+
+def _hard_negative_kinds(queries, negatives: list | None) -> list[list[str]] | None:
+    """Each query's hard negatives' kinds (the `hard_negative_kinds` column, in `hard_negatives`' order), or
+    None where the queries carry no such column."""
+    try:
+        kinds, query_ids = _column(queries, KINDS), _column(queries, "query_id")
+    except ValueError:
+        return None
+    if negatives is None:
+        raise ValueError(f"the queries carry {KINDS} but no hard_negatives: a kind names a hard negative")
+    _one_per_query({"query_id": query_ids, KINDS: kinds}, "queries")
+    for query_id, named, columns in zip(query_ids, kinds, negatives):
+        if not isinstance(named, (list, tuple)) or len(named) != len(columns) or \
+                not all(isinstance(k, str) and k for k in named):
+            raise ValueError(f"query {query_id!r}: {KINDS} must name one kind (text) per hard negative, "
+                             f"{len(columns)} here, got {named!r}")
+    return [list(named) for named in kinds]
+
+
+def reasoning_profile(wins: np.ndarray, kinds: list[list[str]], resamples: int, seed: int,
+                      confidence: float = 0.95) -> dict[str, dict]:
+    """Per kind of minimal pair (what its hard negative breaks: negation, order, ...), the share of its pairs
+    that the model orders right (a tie one half; random 0.5), with a percentile interval that resamples
+    queries (a query's pairs share its positive, so they are drawn together).
+
+    Args:
+        wins: `pair_wins`' outcomes, a row per query, its hard negatives in order.
+        kinds: each query's hard negatives' kinds, in the same order.
+        resamples, seed, confidence: the bootstrap's resamples (0: no interval), seed and level.
+
+    Returns:
+        {kind: {"share": s, "pairs": n, "queries": q, "random": 0.5, "interval": (low, high)}}, kinds in the
+        order the queries first name them.
+    """
+    check_resamples("resamples", resamples, len(kinds))
+    names = list(dict.fromkeys(k for named in kinds for k in named))
+    profile = {}
+    for offset, kind in enumerate(names):
+        mask = np.zeros(wins.shape, dtype=bool)
+        for row, named in enumerate(kinds):
+            mask[row, [j for j, k in enumerate(named) if k == kind]] = True
+        counted = mask.sum(axis=1)
+        rows = np.flatnonzero(counted)
+        won, counted = (wins * mask).sum(axis=1)[rows], counted[rows]
+        profile[kind] = {"share": float(won.sum() / counted.sum()), "pairs": int(counted.sum()),
+                         "queries": len(rows), "random": 0.5}
+        if resamples:
+            draws = np.random.default_rng([seed, offset]).integers(0, len(rows), (resamples, len(rows)))
+            shares = won[draws].sum(axis=1) / counted[draws].sum(axis=1)
+            low, high = np.percentile(shares, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+            profile[kind]["interval"] = (float(low), float(high))
+    return profile
 
 
 def _hard_negative_index(queries, column_of, what: str):
@@ -819,7 +890,8 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         similarity: (queries, columns) numpy array or torch tensor on any device. Group mode: row i scores
             queries["candidates"][i] in order; corpus mode: column j is clip corpus_ids[j].
         queries: the queries table (a `datasets.Dataset` or a mapping of columns): `query_id`, `task`,
-            `candidates`, `positive` (and `hard_negatives`, `depth`, ... where present).
+            `candidates`, `positive` (and `hard_negatives`, `depth`, ... where present; `hard_negative_kinds`,
+            what each hard negative breaks, adds the reasoning profile).
         corpus_ids, qrels: corpus mode's column ids and relevance: the qrels table (columns `query_id`,
             `clip_id`, `score`) or BEIR's and pytrec_eval's {query_id: {clip_id: score}}; a score is 1
             (relevant) or -1 (excluded).
@@ -833,7 +905,9 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         {task: {metric: value}, "average": {...} (macro over tasks), "random": {...}, "intervals": {task:
         {metric: (low, high)}}, "num_queries": {task: n}}, plus "p_values", "per_query" ({metric: [value per
         query]}, with "query_id") and "breakdown" (every cell of `by`: "negation/depth=2" with its query
-        count, metrics, random baseline and intervals) when asked; the headline is unchanged by them; and
+        count, metrics, random baseline and intervals) when asked, "profile" (`reasoning_profile`: per kind of
+        minimal pair, the share the model orders right) where the queries name their hard negatives' kinds;
+        the headline is unchanged by them; and
         "hard_negative_queries" ({task: n}) where only some queries list hard negatives. RESULT_KEYS lists
         these keys, none of which a task may be named.
     """
@@ -876,6 +950,7 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
             return values
 
     values = evaluate_matrix(similarity)
+    kinds = _hard_negative_kinds(queries, negatives)
     if HARD_NEGATIVE in values:
         random = {**random, HARD_NEGATIVE: np.where(np.isnan(values[HARD_NEGATIVE]), np.nan, 0.5)}
     by_task = task_means(values, tasks)
@@ -888,6 +963,9 @@ def score(similarity, queries: Mapping, corpus_ids: Sequence[str] | None = None,
         result["intervals"] = bootstrap_intervals(values, tasks, bootstrap, seed, confidence)
     if by != ("task",):
         result["breakdown"] = _breakdown(values, random, cell, cells, by, bootstrap, seed, confidence)
+    if kinds is not None:
+        result["profile"] = reasoning_profile(pair_wins(similarity, positive_index, negatives)[0], kinds, bootstrap,
+                                              seed, confidence)
     if baseline_similarity is not None:
         baseline_similarity = _check_matrix(baseline_similarity, *similarity.shape, "the same shape as similarity",
                                             finite=corpus_ids is None or _is_torch(baseline_similarity))

@@ -27,7 +27,8 @@ Group mode (the headline): for each query, is its positive ranked first among it
 (accuracy) and the reciprocal rank (mrr), per task and macro-averaged over tasks; when the queries list
 their hard negatives, hard_negative_pairwise: the share of its own minimal-pair hard negatives that the
 positive outscores (random 0.5), in both modes, over the queries that list some (how many per task in
-hard_negative_queries when not all do). Corpus mode: every
+hard_negative_queries when not all do); when the queries also name what each hard negative breaks
+(hard_negative_kinds), the reasoning profile: per kind of minimal pair, the share ordered right. Corpus mode: every
 query ranks the whole corpus against exact qrels (ndcg@10, recall@1/5/10, hit@10, mrr, map@100),
 excluded (ambiguous) pairs dropped before ranking. Ties count by their exact expectation under random
 tie-breaking, so constant scores give exactly the random baseline.
@@ -40,7 +41,8 @@ Args:
         scores queries["candidates"][i] in order. Corpus mode: column j is clip corpus_ids[j].
     queries: the `queries` config (datasets.Dataset or dict of lists): query_id, task, and in group
         mode candidates and positive; with hard_negatives (and positive) the pairwise hard-negative score
-        is added (group mode: each one among the query's candidates; corpus mode: a corpus id).
+        is added (group mode: each one among the query's candidates; corpus mode: a corpus id); with
+        hard_negative_kinds (one kind per hard negative: "negation", "order", ...), "profile".
     corpus_ids: corpus mode only, the clip id of each column.
     qrels: corpus mode only, the `qrels` config: query_id, clip_id, score (1 relevant, -1 excluded); or
         BEIR's and pytrec_eval's {query_id: {clip_id: score}}.
@@ -53,7 +55,9 @@ Args:
         queries lack (e.g. depth in a build older than it) is a ValueError naming it.
 Returns:
     {task: {metric: value}, "average": {...}, "random": {task: {...}}, "num_queries": {task: n},
-     "intervals": {task: {metric: (low, high)}}, and "p_values", "per_query" when asked}; with `by`,
+     "intervals": {task: {metric: (low, high)}}, and "p_values", "per_query" when asked}; with
+    hard_negative_kinds, "profile": {kind: {"share": s, "pairs": n, "queries": q, "random": 0.5,
+    "interval": (low, high)}}; with `by`,
     "breakdown": {"by": [columns], "cells": {"negation/depth=2": {"where": {"task": "negation", "depth": 2},
     "num_queries": n, metric: value, ..., "random": {metric: value}, "intervals": {metric: (low, high)}}}}.
 Examples:

@@ -12,7 +12,8 @@ import pytest
 
 from reasonaudio.core.relation_kinds import REGISTRY
 from reasonaudio.core.relation_kinds.base import NO, YES, Event, Heard, Number, Relation, every, some
-from reasonaudio.core.relations import AMBIGUOUS, Atom, judge_corpus, occurrences, relevant, verdict
+from reasonaudio.core.relations import (AMBIGUOUS, FAILURE_KINDS, Atom, judge_corpus, occurrences, relevant,
+                                        verdict)
 from reasonaudio.models.hearing import atom_confidence
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +66,7 @@ def test_a_relation_left_out_of_the_registry_is_unknown():
 
 def test_a_relation_declares_every_field():
     required = {f.name for f in dataclasses.fields(Relation) if f.default is dataclasses.MISSING}
-    assert required == {"name", "labels", "number", "requires_presence", "truth", "combine", "confidence"}
+    assert required == {"name", "labels", "number", "requires_presence", "truth", "combine", "confidence", "fails_as"}
     with pytest.raises(TypeError):
         Relation("starts_first", labels=2, number=None, requires_presence=True, truth=lambda x, y, slack=0: NO, combine=every)
 
@@ -78,6 +79,7 @@ def test_every_registered_relation_is_whole(name):
     assert relation.number is None or isinstance(relation.number, Number)
     assert callable(relation.truth) and relation.combine in (every, some, None) and callable(relation.confidence)
     assert relation.opposite is None or REGISTRY[relation.opposite].opposite == name    # opposites name each other
+    assert relation.fails_as in FAILURE_KINDS
     number = ("2",) if relation.number else ()
     labels = ("dog", "bell")[:relation.labels]
     clip = occurrences([_event("dog", 0.0, 2.0), _event("dog", 4.0, 6.0), _event("bell", 1.0, 5.0)])

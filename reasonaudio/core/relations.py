@@ -170,6 +170,33 @@ def judged(atoms: Sequence[Atom], by_label: Mapping[str, Sequence[Event]]) -> Re
     return AMBIGUOUS if AMBIGUOUS in verdicts else YES
 
 
+MISSING = "missing"     # a broken atom whose named sound is not in the clip at all: hearing, not reasoning
+# the failure taxonomy's kinds, in the order results list them: a sound missing, then each relation's `fails_as`
+FAILURE_KINDS = tuple(dict.fromkeys([MISSING, *(relation.fails_as for relation in REGISTRY.values())]))
+
+
+def broken(atoms: Sequence[Atom], events: Iterable[Event]) -> list[str]:
+    """What a clip gets wrong of a query: the failure kind of each atom it answers NO to (`verdict`, the one
+    relevance function), each kind once, in FAILURE_KINDS order. An atom on a sound the clip lacks altogether is
+    `missing` (hearing), whatever its relation; an excluded sound present is `negation`; any other broken atom
+    is its relation's `fails_as` (order, overlap, duration, count). Empty exactly when the clip is not a clear NO.
+
+    Args:
+        atoms: the query's atoms.
+        events: the clip's events.
+
+    Returns:
+        The kinds, e.g. ["negation"] or ["missing", "order"].
+    """
+    by_label, found = occurrences(events), set()
+    for atom in atoms:
+        if verdict(atom, by_label) is NO:
+            relation = REGISTRY[atom.relation]
+            lacking = relation.requires_presence and not all(label in by_label for label in atom.labels)
+            found.add(MISSING if lacking else relation.fails_as)
+    return [kind for kind in FAILURE_KINDS if kind in found]
+
+
 def judge_queries(queries: Iterable[tuple[str, Sequence[Atom]]],
                   clips: Sequence[tuple[str, Sequence[Event]]]) -> Iterator[tuple[str, list[tuple[str, Relevance]]]]:
     """Per query, in order: its (clip_id, verdict) pairs that are YES or AMBIGUOUS over a whole corpus (the rest
@@ -195,7 +222,7 @@ def judge_corpus(queries: Iterable[tuple[str, Sequence[Atom]]],
 
 
 __all__ = [
-    "REGISTRY", "Relation", "Relevance", "YES", "NO", "AMBIGUOUS", "Event", "Atom", "Heard", "UNHEARD",
+    "MISSING", "FAILURE_KINDS", "broken", "REGISTRY", "Relation", "Relevance", "YES", "NO", "AMBIGUOUS", "Event", "Atom", "Heard", "UNHEARD",
     "PAIRWISE", "COUNTED", "RELATIONS", "RELATION_ARITY", "SIGNATURE_LABELS", "REQUIRES_PRESENCE",
     "ORDER_GAP", "OVERLAP_FRACTION", "OVERLAP_SECONDS", "LONGER_RATIO", "SHORT_SECONDS", "LONG_SECONDS", "LASTS_YES",
     "LASTS_NO", "COUNT_APART", "COUNT_JOINED", "MAX_TOLERANCE", "WHY_NATURAL_BUILDS_DO_NOT_COUNT",

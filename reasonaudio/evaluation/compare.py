@@ -17,7 +17,7 @@ import numpy as np
 
 from reasonaudio_metric.functional import HARD_NEGATIVE, bootstrap_intervals, paired_differences, task_means, task_names
 
-from .report import HEADLINE, PER_QUERY, _percent, _table, unfinished
+from .report import HEADLINE, PER_QUERY, _percent, _table, profile_lines, unfinished
 
 MATCHED = ("mode", "split", "acoustics")    # settings that change what a score means
 
@@ -165,6 +165,8 @@ def compare(folders: list[str | Path], reference: str | Path | None = None, resa
         reference_values = {m: ref.columns[m].astype(np.float64) for m in metrics}
         entry = {"name": run.name, "folder": str(run.folder), "model": run.record["model"], "spec": run.record["spec"],
                  "scores": task_means(values, tasks)}
+        if "profile" in run.record["metrics"]:        # the reasoning profile, as the run's results.json holds it
+            entry["profile"] = run.record["metrics"]["profile"]
         if resamples:
             entry["intervals"] = bootstrap_intervals(values, tasks, resamples, seed)
         if cells is not None:
@@ -224,6 +226,9 @@ def markdown(comparison: dict) -> str:
         rows = [[cell, *(_cell_text(entry, cell) for entry in comparison["runs"])] for cell in comparison["cells"]]
         lines += ["", f"## {headline} by task and depth (change from {reference} in brackets)", "",
                   *_table(["cell", *(e["name"] for e in comparison["runs"])], rows)]
+    profiles = {entry["name"]: entry for entry in comparison["runs"] if "profile" in entry}
+    if profiles:
+        lines += ["", *profile_lines(profiles)]
     others = [m for m in comparison["metrics"] if m != headline]
     if others:
         rows = [[entry["name"], *(_percent(entry["scores"]["average"][m]) for m in others)] for entry in comparison["runs"]]

@@ -91,9 +91,38 @@ def markdown(result: dict, mode: str, title: str) -> str:
                  _percent(cell[headline], cell["intervals"][headline] if "intervals" in cell else None),
                  *(_percent(cell[m]) for m in metrics), _percent(cell["random"][headline])] for cell in cells]
         lines += ["", f"## By {' and '.join(by)}", "", *_table([*by, *header], rows, len(by))]
+    if "profile" in result:
+        lines += ["", *profile_lines({"ordered right": result})]
+    if "failures" in result:
+        lines += ["", *_failure_lines(result["failures"])]
     if "acoustics" in result:
         lines += ["", *_acoustics_lines(result, headline)]
     return "\n".join(lines) + "\n"
+
+
+def profile_lines(results: dict[str, dict]) -> list[str]:
+    """The reasoning profile of one run or several side by side: per kind of minimal pair, the share each run
+    orders right, with its 95 % interval and (the first run's) number of pairs."""
+    names = list(results)
+    kinds = list(dict.fromkeys(kind for result in results.values() for kind in result.get("profile", {})))
+    first = next((r["profile"] for r in results.values() if "profile" in r), {})
+    rows = [[kind, str(first.get(kind, {}).get("pairs", "—")),
+             *(_percent(r["profile"][kind]["share"], r["profile"][kind].get("interval"))
+               if kind in r.get("profile", {}) else "—" for r in results.values())] for kind in kinds]
+    return ["## Reasoning profile", "", "Per kind of minimal pair (the positive against a hard negative that breaks "
+            "that alone), the share ordered right, in %, with its 95 % interval (queries resampled); random = 50.",
+            "", *_table(["minimal pair", "pairs", *names], rows)]
+
+
+def _failure_lines(failures: dict[str, dict]) -> list[str]:
+    """Per task, the queries whose first-ranked clip is wrong and what that clip breaks."""
+    kinds = list(dict.fromkeys(kind for found in failures.values() for kind in found["kinds"]))
+    rows = [[task, str(found["queries"]), str(found["wrong"]), *(str(found["kinds"].get(k, 0)) for k in kinds)]
+            for task, found in failures.items()]
+    return ["## Why the first-ranked clip is wrong", "", "Queries whose first-ranked candidate (ties: the first in "
+            "candidate order) is not the positive, and how many of those break each part of the query, judged by "
+            "the relevance function (a clip may break several; `missing`: a named sound it lacks).", "",
+            *_table(["task", "queries", "wrong", *kinds], rows)]
 
 
 def _acoustics_lines(result: dict, headline: str) -> list[str]:

@@ -10,6 +10,7 @@ from reasonaudio.models.distributed import check_device, distributed
 from reasonaudio.models.scoring import EmbeddingSystem, EvalData, System, group_matrix, whole_similarity
 from reasonaudio_metric.functional import keyword_group, paired_differences, score
 
+from .diagnose import BROKEN, CHOSEN, events_by_clip, failure_counts, taxonomy, with_kinds
 from .report import check_options
 
 
@@ -63,13 +64,19 @@ def run(system: System, data: EvalData, settings: RunSettings = RunSettings(), b
     if getattr(system, "shared", False) and distributed()[0] != 0:
         return None   # a launcher's other ranks helped encode; rank 0 scores
     intervals = {"bootstrap": settings.bootstrap, "seed": settings.seed}
+    events = events_by_clip(data)
+    queries = with_kinds(data, events)      # what each hard negative breaks: the metric's reasoning profile
     if settings.mode == "group":
-        result = score(group, data.queries, by=by, per_query=per_query, **intervals)
+        result = score(group, queries, by=by, per_query=per_query, **intervals)
     else:
-        result = score(full, data.queries, list(data.corpus["clip_id"]), data.qrels, by=by, per_query=per_query,
+        result = score(full, queries, list(data.corpus["clip_id"]), data.qrels, by=by, per_query=per_query,
                        **intervals)
+    found = taxonomy(group.double().cpu().numpy(), data, events)
+    result["failures"] = failure_counts(data.queries["task"], found[BROKEN],
+                                        [c != p for c, p in zip(found[CHOSEN], data.queries["positive"])])
     if per_query:
-        result["per_query"] = {**query_columns(data, by), **result["per_query"], **candidate_scores(group, data)}
+        result["per_query"] = {**query_columns(data, by), **result["per_query"], **candidate_scores(group, data),
+                               **found}
     return result
 
 

@@ -318,7 +318,8 @@ def test_a_result_with_everything_asked_holds_its_tasks_and_exactly_the_result_k
     similarity, queries = group_case(10)
     negatives = [[c for c in group if c != positive][:1] if i % 2 else []
                  for i, (group, positive) in enumerate(zip(queries["candidates"], queries["positive"]))]
-    queries = {**queries, "hard_negatives": negatives, "depth": [i % 3 for i in range(len(negatives))]}
+    queries = {**queries, "hard_negatives": negatives, "depth": [i % 3 for i in range(len(negatives))],
+               "hard_negative_kinds": [["order"] * len(n) for n in negatives]}
     result = score(similarity, queries, baseline_similarity=similarity[:, ::-1], bootstrap=20, per_query=True,
                    by=("task", "depth"))
     assert list(result) == [*TASKS, *RESULT_KEYS]

@@ -174,6 +174,8 @@ class Relation:
         confidence: how sure a detector is that it holds, in [0, 1], from what it heard of each named class
             (`Heard`) and the numbers.
         opposite: the relation that says the opposite of the same arguments (a natural flip); None: none.
+        fails_as: what a clip that breaks it gets wrong, as the failure taxonomy says it ("order": `relations.broken`):
+            the kind of minimal pair that flips it in a model's reasoning profile.
     """
 
     name: str
@@ -183,6 +185,7 @@ class Relation:
     truth: Truth
     combine: Optional[Combine]
     confidence: Confidence
+    fails_as: str
     counts: bool = False
     opposite: Optional[str] = None
 

@@ -70,10 +70,11 @@ def of_counts(margin: Callable[..., float]) -> Confidence:
 
 
 TIMES = Relation("times", labels=1, number=COUNT, requires_presence=True, truth=_times, combine=None, counts=True,
-                 confidence=of_counts(lambda x, count: 0.5 - abs(x - int(count))))
+                 confidence=of_counts(lambda x, count: 0.5 - abs(x - int(count))), fails_as="count")
 MORE_OFTEN = Relation("more_often", labels=2, number=None, requires_presence=True, truth=_more_often, combine=None,
-                      counts=True, confidence=of_counts(lambda x, y: x - y - 0.5))
+                      counts=True, confidence=of_counts(lambda x, y: x - y - 0.5), fails_as="count")
 AS_OFTEN = Relation("as_often", labels=2, number=None, requires_presence=True, truth=_as_often, combine=None,
-                    counts=True, confidence=of_counts(lambda x, y: 0.5 - abs(x - y)))
+                    counts=True, confidence=of_counts(lambda x, y: 0.5 - abs(x - y)), fails_as="count")
 DIFFERS_OFTEN = Relation("differs_often", labels=2, number=None, requires_presence=True, truth=_differs_often,
-                         combine=None, counts=True, confidence=of_counts(lambda x, y: abs(x - y) - 0.5))
+                         combine=None, counts=True, confidence=of_counts(lambda x, y: abs(x - y) - 0.5),
+                         fails_as="count")

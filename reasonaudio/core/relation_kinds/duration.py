@@ -69,10 +69,10 @@ def _lasts_confidence(x: Event, seconds: str) -> float:
 
 
 LONGER_THAN = Relation("longer", labels=2, number=None, requires_presence=True, truth=_longer, combine=every,
-                       confidence=_longer_confidence)
+                       confidence=_longer_confidence, fails_as="duration")
 SHORT = Relation("short", labels=1, number=None, requires_presence=True, truth=_short, combine=every,
-                 confidence=_lengthy(-1), opposite="long")
+                 confidence=_lengthy(-1), opposite="long", fails_as="duration")
 LONG = Relation("long", labels=1, number=None, requires_presence=True, truth=_long, combine=every,
-                confidence=_lengthy(1), opposite="short")
+                confidence=_lengthy(1), opposite="short", fails_as="duration")
 LASTS = Relation("lasts", labels=1, number=SECONDS, requires_presence=True, truth=_lasts, combine=every,
-                 confidence=_lasts_confidence)
+                 confidence=_lasts_confidence, fails_as="duration")

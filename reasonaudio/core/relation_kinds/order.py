@@ -58,8 +58,8 @@ def _together(x: Event, y: Event) -> float:
 # its no, a stand-in's "a whistle and, at a separate time, a crackle" was read true of a recording with a
 # second whistle clear of the crackle).
 BEFORE = Relation("before", labels=2, number=None, requires_presence=True, truth=_before, combine=every,
-                  confidence=_before_confidence)
+                  confidence=_before_confidence, fails_as="order")
 OVERLAP = Relation("overlap", labels=2, number=None, requires_presence=True, truth=_overlap, combine=some,
-                   confidence=of_events(_together), opposite="apart")
+                   confidence=of_events(_together), opposite="apart", fails_as="overlap")
 APART = Relation("apart", labels=2, number=None, requires_presence=True, truth=_apart, combine=every,
-                 confidence=of_events(lambda x, y: 1 - _together(x, y)), opposite="overlap")
+                 confidence=of_events(lambda x, y: 1 - _together(x, y)), opposite="overlap", fails_as="overlap")

@@ -24,6 +24,6 @@ def _silent(heard: Sequence[Heard], numbers: Sequence[str]) -> float:
 
 
 PRESENT = Relation("present", labels=1, number=None, requires_presence=True, truth=_present, combine=None,
-                   confidence=_sounds, opposite="absent")
+                   confidence=_sounds, opposite="absent", fails_as="missing")
 ABSENT = Relation("absent", labels=1, number=None, requires_presence=False, truth=_absent, combine=None,
-                  confidence=_silent, opposite="present")
+                  confidence=_silent, opposite="present", fails_as="negation")

@@ -1,0 +1,94 @@
+"""Why a model fails, judged by the core's one relevance function (`reasonaudio.core.relations.broken`).
+
+Two views of one scored split:
+
+* the failure taxonomy: for each query, the candidate the model ranks first and, where it is not the positive,
+  what that clip breaks of the query (a named sound missing, an excluded sound present, order, overlap,
+  duration, count); summed per task in `failures`;
+* the kinds of the minimal pairs: what each hard negative breaks (exactly one atom, so one kind), the column
+  (`hard_negative_kinds`) from which the metric reads the reasoning profile (`reasoning_profile`).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from reasonaudio.core.relations import FAILURE_KINDS, Atom, Event, broken
+from reasonaudio.models.system import clip_events, query_atoms
+from reasonaudio_metric.functional import KINDS
+
+CHOSEN, BROKEN = "chosen", "broken"       # the per-query columns of the taxonomy
+
+
+def events_by_clip(data) -> dict[str, tuple[Event, ...]]:
+    """Each clip's annotated events, by clip id."""
+    return dict(zip(data.corpus["clip_id"], clip_events(data.corpus)))
+
+
+def hard_negative_kinds(atoms: Sequence[Sequence[Atom]], negatives: Sequence[Sequence[str]],
+                        events: dict[str, tuple[Event, ...]]) -> list[list[str]]:
+    """What each query's hard negatives break: one failure kind each (a minimal pair misses one atom; were a
+    negative to break several kinds, they are joined with "+", a pair of no single kind).
+
+    Args:
+        atoms: each query's atoms.
+        negatives: each query's hard negatives (clip ids).
+        events: each clip's events (`events_by_clip`).
+
+    Returns:
+        Per query, a kind per hard negative, in order.
+    """
+    return [["+".join(broken(query, events[clip])) or "none" for clip in clips] for query, clips in zip(atoms, negatives)]
+
+
+def with_kinds(data, events: dict[str, tuple[Event, ...]] | None = None):
+    """The split's queries with the `hard_negative_kinds` column the metric's reasoning profile reads (as they
+    are where they list no hard negatives: an older or hand-made table)."""
+    queries = data.queries
+    if "hard_negatives" not in queries.column_names or KINDS in queries.column_names:
+        return queries
+    events = events if events is not None else events_by_clip(data)
+    return queries.add_column(KINDS, hard_negative_kinds(query_atoms(queries), queries["hard_negatives"], events))
+
+
+def taxonomy(scores: np.ndarray, data, events: dict[str, tuple[Event, ...]] | None = None) -> dict[str, list]:
+    """Per query, the candidate ranked first (ties: the first of them in candidate order) and, where it is not
+    the positive, the failure kinds it breaks (`broken`; empty for the positive).
+
+    Args:
+        scores: (queries, candidates) group scores, each row in its query's candidate order.
+        data: the split (`EvalData`).
+        events: each clip's events (default: read from the corpus).
+
+    Returns:
+        {"chosen": [clip id], "broken": [[kind, ...]]}.
+    """
+    events = events if events is not None else events_by_clip(data)
+    groups, positives = data.queries["candidates"], data.queries["positive"]
+    chosen = [group[index] for group, index in zip(groups, np.argmax(np.asarray(scores), axis=1))]
+    kinds = [[] if clip == positive else broken(atoms, events[clip])
+             for atoms, clip, positive in zip(query_atoms(data.queries), chosen, positives)]
+    return {CHOSEN: chosen, BROKEN: kinds}
+
+
+def failure_counts(tasks: Sequence[str], kinds: Sequence[Sequence[str]], wrong: Sequence[bool]) -> dict[str, dict]:
+    """The taxonomy summed: per task (and over all, "all"), its queries, those whose first-ranked clip is not the
+    positive, and how many of those break each kind (a clip may break several).
+
+    Args:
+        tasks: each query's task.
+        kinds: each query's broken kinds (`taxonomy`).
+        wrong: whether each query's first-ranked clip is not its positive.
+
+    Returns:
+        {task or "all": {"queries": n, "wrong": n, "kinds": {kind: n}}}, kinds in FAILURE_KINDS order.
+    """
+    out = {}
+    for task in [*dict.fromkeys(tasks), "all"]:
+        rows = [i for i, t in enumerate(tasks) if task in (t, "all")]
+        named = [k for i in rows for k in kinds[i]]
+        order = [k for k in FAILURE_KINDS if k in named] + sorted(set(named) - set(FAILURE_KINDS))
+        out[task] = {"queries": len(rows), "wrong": sum(bool(wrong[i]) for i in rows),
+                     "kinds": {k: named.count(k) for k in order}}
+    return out
