@@ -375,11 +375,13 @@ def reasoning_profile(wins: np.ndarray, kinds: list[list[str]], resamples: int, 
     """
     check_resamples("resamples", resamples, len(kinds))
     names = list(dict.fromkeys(k for named in kinds for k in named))
+    number = {kind: i for i, kind in enumerate(names)}
+    which = np.full(wins.shape, -1)               # each pair's kind, by its number in `names`; -1: no pair
+    for row, named in enumerate(kinds):
+        which[row, :len(named)] = [number[k] for k in named]
     profile = {}
     for offset, kind in enumerate(names):
-        mask = np.zeros(wins.shape, dtype=bool)
-        for row, named in enumerate(kinds):
-            mask[row, [j for j, k in enumerate(named) if k == kind]] = True
+        mask = which == offset
         counted = mask.sum(axis=1)
         rows = np.flatnonzero(counted)
         won, counted = (wins * mask).sum(axis=1)[rows], counted[rows]

@@ -92,12 +92,19 @@ def _run_demo(args) -> int:
         records[split] = generate(config)
         print_summary(records[split], split, args.out)
     _, results, _ = baselines_table(args.out, None, "all-MiniLM-L6-v2", "cpu", runs, not args.quiet)
-    print(demo_summary(args.out, records["test"], results, runs))
+    from reasonaudio.evaluation.inspect_page import write_page
+    from reasonaudio.evaluation.systems import BASELINES
+
+    # the page of the baseline that hears perfectly and cannot reason: what reasoning alone gets right
+    hearing = next(found.name for found in BASELINES.values() if found.provides == "recognition")
+    page = write_page(Path(runs) / hearing)
+    print(demo_summary(args.out, records["test"], results, runs, (hearing, page)))
     return 0
 
 
-def demo_summary(out: str, record: dict, results: dict, runs: str) -> str:
-    """What the demo built, the main systems per task in one short table, and where the full tables are."""
+def demo_summary(out: str, record: dict, results: dict, runs: str, page: tuple[str, Path] | None = None) -> str:
+    """What the demo built, the main systems per task in one short table, where the full tables are and (`page`:
+    the system and its page) the inspect page it wrote."""
     counts = record["counts"]
     verdict = [f"  audit  {line}" for line in verdicts(results)]
     return "\n".join([
@@ -111,6 +118,8 @@ def demo_summary(out: str, record: dict, results: dict, runs: str) -> str:
         f"  wrote  {runs}/baselines.md (every system per task and per shape, with 95 % intervals), baselines.csv, "
         f"baselines.png, and each system's results in {runs}/SYSTEM/",
         "  note   a few queries a cell are noisy: the published size (200 queries a task) gives tight intervals",
+        *([f"  look   {page[1]}: what {page[0]} gets wrong, query by query (open it in a browser; "
+           "`reasonaudio inspect RUN` makes one for any run)"] if page else []),
         f"  next   reasonaudio evaluate --data {out} --model python:my_module:make_encoder --out runs/mine",
         f"         reasonaudio train --data {out} --out checkpoints/demo --epochs 1; docs/concepts.md explains the terms",
     ]) + "\n"

@@ -15,6 +15,7 @@ from reasonaudio_dataset.folders import check_data, check_unlinked
 from reasonaudio_metric.functional import check_count, check_resamples, paired_differences, task_means
 
 from .compare import check_comparable, compare, load_runs, markdown, plot
+from .inspect_page import AUDIO_MODES, LISTEN_QUERIES, MAX_QUERIES
 from .report import (MODES, RESULT_FILES, baseline_table, breakdown_table, check_no_foreign_files, check_options,
                      check_out, claimed_out, place_files, results_csv, results_plot, write_results)
 from .systems import BASELINES as DECLARED
@@ -121,7 +122,42 @@ def add_commands(sub) -> dict:
     compare.add_argument("--overwrite", action="store_true",
                          help="replace compare.* already in --out (default: off: existing ones stop the run)")
 
-    return {"evaluate": run_evaluate, "baselines": run_baselines, "compare": run_compare}
+    inspect = sub.add_parser(
+        "inspect", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="a static HTML page of a run: per query its candidates' timelines, players and scores, what fails",
+        description="Write one HTML page of an evaluate run (RUN_DIR: its --out folder) that opens in a browser with\n"
+                    "no server and no network: per query its text, its candidates each drawn as a timeline of its\n"
+                    "events, a player for each clip, the model's scores, the positive, the hard negatives and the\n"
+                    "clip ranked first, and what each wrong candidate breaks of the query (judged by the relevance\n"
+                    "function). Filters by task, shape, depth and outcome; the queries the model gets wrong first.",
+        epilog="example:\n  reasonaudio evaluate --data demo --model random --out runs/random\n"
+               "  reasonaudio inspect runs/random   # writes runs/random/inspect.html, its clips in runs/random/inspect.audio/")
+    inspect.add_argument("run", metavar="RUN_DIR", help="the --out folder of reasonaudio evaluate")
+    inspect.add_argument("--out", metavar="PAGE.html",
+                         help="the page; its clips go beside it, in PAGE.audio/ (default: RUN_DIR/inspect.html)")
+    inspect.add_argument("--limit", type=int, default=MAX_QUERIES,
+                         help="the most queries shown, those ranking a wrong clip first before the others "
+                              "(default: %(default)s)")
+    inspect.add_argument("--listen", type=int, default=LISTEN_QUERIES,
+                         help="how many of the queries shown get a player for each candidate, the first ones "
+                              "(default: %(default)s)")
+    inspect.add_argument("--audio", choices=AUDIO_MODES, default="link",
+                         help="link: the clips as FLAC files beside the page; embed: inside the page (a handful of "
+                              "queries: at most 20 MB); none: no players (default: %(default)s)")
+    inspect.add_argument("--data", help="the build the run scored, where it is not where results.json says "
+                                        "(default: results.json's data)")
+
+    return {"evaluate": run_evaluate, "baselines": run_baselines, "compare": run_compare, "inspect": run_inspect}
+
+
+def run_inspect(args) -> int:
+    from .inspect_page import write_page
+
+    page = write_page(args.run, args.out, args.limit, args.audio, args.data, args.listen)
+    audio = page.with_name(page.stem + ".audio")
+    print(f"wrote {page}" + (f" and its clips in {audio}/" if args.audio == "link" and audio.is_dir() else "")
+          + f": open file://{page.resolve()} in a browser")
+    return 0
 
 
 COMPARE_FILES = ("compare.md", "compare.json", "compare.png")

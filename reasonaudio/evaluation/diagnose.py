@@ -10,20 +10,30 @@ Two views of one scored split:
 """
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from reasonaudio.core.relations import FAILURE_KINDS, Atom, Event, broken
-from reasonaudio.models.system import clip_events, query_atoms
+from reasonaudio.models.system import clip_events, column, query_atoms
 from reasonaudio_metric.functional import KINDS
 
 CHOSEN, BROKEN = "chosen", "broken"       # the per-query columns of the taxonomy
 
 
-def events_by_clip(data) -> dict[str, tuple[Event, ...]]:
-    """Each clip's annotated events, by clip id."""
-    return dict(zip(data.corpus["clip_id"], clip_events(data.corpus)))
+@dataclass(frozen=True)
+class Annotations:
+    """What the diagnosis reads of a split, read once: each query's atoms and each clip's events by clip id."""
+
+    atoms: list[tuple[Atom, ...]]
+    events: dict[str, tuple[Event, ...]]
+
+    @classmethod
+    def of(cls, data) -> Annotations:
+        """The annotations of a split (`EvalData`)."""
+        return cls(query_atoms(data.queries), dict(zip(column(data.corpus, "clip_id"), clip_events(data.corpus))))
 
 
 def hard_negative_kinds(atoms: Sequence[Sequence[Atom]], negatives: Sequence[Sequence[str]],
@@ -42,33 +52,32 @@ def hard_negative_kinds(atoms: Sequence[Sequence[Atom]], negatives: Sequence[Seq
     return [["+".join(broken(query, events[clip])) or "none" for clip in clips] for query, clips in zip(atoms, negatives)]
 
 
-def with_kinds(data, events: dict[str, tuple[Event, ...]] | None = None):
+def with_kinds(data, annotations: Annotations):
     """The split's queries with the `hard_negative_kinds` column the metric's reasoning profile reads (as they
     are where they list no hard negatives: an older or hand-made table)."""
     queries = data.queries
     if "hard_negatives" not in queries.column_names or KINDS in queries.column_names:
         return queries
-    events = events if events is not None else events_by_clip(data)
-    return queries.add_column(KINDS, hard_negative_kinds(query_atoms(queries), queries["hard_negatives"], events))
+    kinds = hard_negative_kinds(annotations.atoms, column(queries, "hard_negatives"), annotations.events)
+    return queries.add_column(KINDS, kinds)
 
 
-def taxonomy(scores: np.ndarray, data, events: dict[str, tuple[Event, ...]] | None = None) -> dict[str, list]:
+def taxonomy(scores: np.ndarray, data, annotations: Annotations) -> dict[str, list]:
     """Per query, the candidate ranked first (ties: the first of them in candidate order) and, where it is not
     the positive, the failure kinds it breaks (`broken`; empty for the positive).
 
     Args:
         scores: (queries, candidates) group scores, each row in its query's candidate order.
         data: the split (`EvalData`).
-        events: each clip's events (default: read from the corpus).
+        annotations: its atoms and events (`Annotations.of`).
 
     Returns:
         {"chosen": [clip id], "broken": [[kind, ...]]}.
     """
-    events = events if events is not None else events_by_clip(data)
-    groups, positives = data.queries["candidates"], data.queries["positive"]
+    groups, positives = column(data.queries, "candidates"), column(data.queries, "positive")
     chosen = [group[index] for group, index in zip(groups, np.argmax(np.asarray(scores), axis=1))]
-    kinds = [[] if clip == positive else broken(atoms, events[clip])
-             for atoms, clip, positive in zip(query_atoms(data.queries), chosen, positives)]
+    kinds = [[] if clip == positive else broken(atoms, annotations.events[clip])
+             for atoms, clip, positive in zip(annotations.atoms, chosen, positives)]
     return {CHOSEN: chosen, BROKEN: kinds}
 
 
@@ -84,11 +93,13 @@ def failure_counts(tasks: Sequence[str], kinds: Sequence[Sequence[str]], wrong: 
     Returns:
         {task or "all": {"queries": n, "wrong": n, "kinds": {kind: n}}}, kinds in FAILURE_KINDS order.
     """
-    out = {}
-    for task in [*dict.fromkeys(tasks), "all"]:
-        rows = [i for i, t in enumerate(tasks) if task in (t, "all")]
-        named = [k for i in rows for k in kinds[i]]
-        order = [k for k in FAILURE_KINDS if k in named] + sorted(set(named) - set(FAILURE_KINDS))
-        out[task] = {"queries": len(rows), "wrong": sum(bool(wrong[i]) for i in rows),
-                     "kinds": {k: named.count(k) for k in order}}
-    return out
+    queries, failed, named = Counter(), Counter(), {}
+    for task, found, miss in zip(tasks, kinds, wrong):
+        for key in (task, "all"):
+            queries[key] += 1
+            failed[key] += bool(miss)
+            named.setdefault(key, Counter()).update(found)
+    order = {kind: i for i, kind in enumerate(FAILURE_KINDS)}
+    return {key: {"queries": queries[key], "wrong": failed[key],
+                  "kinds": {k: named[key][k] for k in sorted(named[key], key=lambda k: (order.get(k, len(order)), k))}}
+            for key in queries}

@@ -227,6 +227,7 @@ def plot(result: dict, mode: str, title: str, path: Path) -> None:
 
 
 RESULT_FILES = ("results.json", "results.md", "results.png", "per_query.parquet")
+INSPECT_FILES = ("inspect.html", "inspect.audio")    # `reasonaudio inspect RUN`'s page of the run, and its clips
 PER_QUERY = "per_query.parquet"
 JOURNAL, STAGING = ".reasonaudio-placing.json", ".reasonaudio-staging-"
 
@@ -249,7 +250,7 @@ def check_no_foreign_files(out: str | Path, written: Sequence[str]) -> None:
     out = Path(out)
     if not out.is_dir():
         return
-    own = {*written, LOCK, JOURNAL}
+    own = {*written, *INSPECT_FILES, LOCK, JOURNAL}
     foreign = sorted(path.name for path in out.iterdir() if path.name not in own and not path.name.startswith(STAGING))
     if foreign:
         raise FileExistsError(f"--out {out} holds files that are not a run's results ({', '.join(foreign[:3])}"
@@ -330,6 +331,8 @@ def write_results(out: str | Path, result: dict, record: dict) -> Path:
         writers[PER_QUERY] = lambda path: pq.write_table(per_query_table(per_query), path)
     out.mkdir(parents=True, exist_ok=True)
     place_files(out, writers)
+    for stale in (out / name for name in INSPECT_FILES):     # a page of the results replaced would mislead
+        shutil.rmtree(stale) if stale.is_dir() else stale.unlink(missing_ok=True)
     return out
 
 

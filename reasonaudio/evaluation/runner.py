@@ -8,9 +8,10 @@ import torch
 
 from reasonaudio.models.distributed import check_device, distributed
 from reasonaudio.models.scoring import EmbeddingSystem, EvalData, System, group_matrix, whole_similarity
+from reasonaudio.models.system import column
 from reasonaudio_metric.functional import keyword_group, paired_differences, score
 
-from .diagnose import BROKEN, CHOSEN, events_by_clip, failure_counts, taxonomy, with_kinds
+from .diagnose import BROKEN, CHOSEN, Annotations, failure_counts, taxonomy, with_kinds
 from .report import check_options
 
 
@@ -64,16 +65,16 @@ def run(system: System, data: EvalData, settings: RunSettings = RunSettings(), b
     if getattr(system, "shared", False) and distributed()[0] != 0:
         return None   # a launcher's other ranks helped encode; rank 0 scores
     intervals = {"bootstrap": settings.bootstrap, "seed": settings.seed}
-    events = events_by_clip(data)
-    queries = with_kinds(data, events)      # what each hard negative breaks: the metric's reasoning profile
+    annotations = Annotations.of(data)
+    queries = with_kinds(data, annotations)     # what each hard negative breaks: the metric's reasoning profile
     if settings.mode == "group":
         result = score(group, queries, by=by, per_query=per_query, **intervals)
     else:
         result = score(full, queries, list(data.corpus["clip_id"]), data.qrels, by=by, per_query=per_query,
                        **intervals)
-    found = taxonomy(group.double().cpu().numpy(), data, events)
-    result["failures"] = failure_counts(data.queries["task"], found[BROKEN],
-                                        [c != p for c, p in zip(found[CHOSEN], data.queries["positive"])])
+    found = taxonomy(group.double().cpu().numpy(), data, annotations)
+    result["failures"] = failure_counts(column(data.queries, "task"), found[BROKEN],
+                                        [c != p for c, p in zip(found[CHOSEN], column(data.queries, "positive"))])
     if per_query:
         result["per_query"] = {**query_columns(data, by), **result["per_query"], **candidate_scores(group, data),
                                **found}

@@ -15,21 +15,48 @@ if TYPE_CHECKING:
 PAIR_SCORES = 2 ** 24     # query x candidate x dimension products a block of group scoring holds (64 MiB)
 
 
-def query_atoms(queries) -> list[list[Atom]]:
+def column(table, name: str) -> list:
+    """A column's values, read whole from a `datasets.Dataset`'s Arrow table (honouring select and filter): its
+    `table[name]` formats row by row, 10x slower on a corpus; a mapping of columns as it is."""
+    if hasattr(table, "with_format") and hasattr(table, "column_names"):
+        return table.with_format("arrow")[name].to_pylist()
+    return list(table[name])
+
+
+def _read_once(cache: dict, table, read):
+    """`read(table)` as a tuple, kept for the last table of its kind: a `datasets.Dataset` is known by its
+    fingerprint (which any edit, select or filter changes), so every system of a run parses a table once; a
+    mapping of columns is read each time."""
+    key = getattr(table, "_fingerprint", None)
+    if key is None:
+        return tuple(read(table))
+    if key not in cache:
+        cache.clear()
+        cache[key] = tuple(read(table))
+    return cache[key]
+
+
+_ATOMS: dict = {}
+_EVENTS: dict = {}
+
+
+def query_atoms(queries) -> list[tuple[Atom, ...]]:
     """Each query's constraint: the atoms its `constraint` column holds."""
-    return [constraint_atoms(text) for text in queries["constraint"]]
+    return list(_read_once(_ATOMS, queries, lambda table: [tuple(constraint_atoms(text))
+                                                           for text in column(table, "constraint")]))
 
 
 def clip_events(corpus) -> list[tuple[Event, ...]]:
     """Each clip's annotated sound events."""
-    return [tuple(Event(**event) for event in events) for events in corpus.select_columns(["events"])["events"]]
+    return list(_read_once(_EVENTS, corpus, lambda table: [tuple(Event(**event) for event in events)
+                                                           for events in column(table, "events")]))
 
 
 def candidate_index(data) -> list[list[int]]:
     """Row i: the corpus positions of queries[i]["candidates"], in order."""
-    column = {clip: j for j, clip in enumerate(data.corpus["clip_id"])}
+    positions = {clip: j for j, clip in enumerate(column(data.corpus, "clip_id"))}
     try:
-        return [[column[clip] for clip in group] for group in data.queries["candidates"]]
+        return [[positions[clip] for clip in group] for group in column(data.queries, "candidates")]
     except KeyError as error:
         raise ValueError(f"a candidate is missing from the corpus: {error}") from None
 

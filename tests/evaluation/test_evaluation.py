@@ -199,8 +199,10 @@ def test_demo_builds_a_corpus_and_ends_on_one_short_table(tmp_path, capsys):
     assert all(line.split(" | ")[2] == "100.0" for line in table[1:])                           # the oracle
     runs = tmp_path / "demo-baselines"
     assert f"wrote  {runs}/baselines.md" in printed and printed.rstrip().splitlines()[-1].lstrip().startswith("reasonaudio train")
-    for name in ("baselines.md", "baselines.csv", "baselines.png", "baselines.json", "oracle/results.json"):
+    for name in ("baselines.md", "baselines.csv", "baselines.png", "baselines.json", "oracle/results.json",
+                 "bag-of-sounds/inspect.html"):
         assert (runs / name).is_file()
+    assert f"look   {runs}/bag-of-sounds/inspect.html" in printed
     assert "no cell of 30 queries or more" in (runs / "baselines.md").read_text()
     rows = list(csv.DictReader(open(runs / "baselines.csv")))
     assert {(row["system"], row["cell"], row["accuracy"]) for row in rows} >= {("oracle", "average", "100.0")}
