@@ -31,15 +31,15 @@ def undiagnosed():
     from reasonaudio.evaluation import runner
     from reasonaudio.evaluation.diagnose import BROKEN, CHOSEN
 
-    saved = runner.Annotations, runner.with_kinds, runner.taxonomy
+    saved = runner.Annotations, runner.with_hard_negative_kinds, runner.taxonomy
     runner.Annotations = type("NoAnnotations", (), {"of": staticmethod(lambda data: None)})
-    runner.with_kinds = lambda data, annotations: data.queries
+    runner.with_hard_negative_kinds = lambda queries, corpus, annotations: queries
     runner.taxonomy = lambda scores, data, annotations: {CHOSEN: runner.column(data.queries, "positive"),
                                                          BROKEN: [[]] * len(data.queries)}
     try:
         yield
     finally:
-        runner.Annotations, runner.with_kinds, runner.taxonomy = saved
+        runner.Annotations, runner.with_hard_negative_kinds, runner.taxonomy = saved
 
 
 def planned_split():

@@ -4,7 +4,8 @@ The public API, each name imported on first use (so `import reasonaudio` stays l
 
 * `load_reasonaudio`, `stream_reasonaudio`, `collate_reasonaudio`: read a build (a folder or a Hub id);
 * `score`: score a similarity matrix (the metric's functional core; `METRIC_PATH` is the `evaluate` module's
-  folder, for `evaluate.load(reasonaudio.METRIC_PATH)`);
+  folder, for `evaluate.load(reasonaudio.METRIC_PATH)`); `with_hard_negative_kinds`: the queries with what each
+  hard negative breaks, from which the result adds the reasoning profile;
 * `evaluate_encoders`: score any model given as two encoders;
 * `ContrastiveTriplets`, `StreamingTriplets`: training items (query text, positive, hard negative);
 * `GenerateConfig`, `generate`, `validate`: build a benchmark split and check a built folder;
@@ -23,6 +24,7 @@ _WHERE = {
     "stream_reasonaudio": "reasonaudio_dataset.streaming",
     "collate_reasonaudio": "reasonaudio_dataset.streaming",
     "score": "reasonaudio_metric.functional",
+    "with_hard_negative_kinds": "reasonaudio.evaluation.diagnose",
     "evaluate_encoders": "reasonaudio.evaluation.runner",
     "ContrastiveTriplets": "reasonaudio.training.triplets",
     "StreamingTriplets": "reasonaudio.training.triplets",

@@ -52,14 +52,30 @@ def hard_negative_kinds(atoms: Sequence[Sequence[Atom]], negatives: Sequence[Seq
     return [["+".join(broken(query, events[clip])) or "none" for clip in clips] for query, clips in zip(atoms, negatives)]
 
 
-def with_kinds(data, annotations: Annotations):
-    """The split's queries with the `hard_negative_kinds` column the metric's reasoning profile reads (as they
-    are where they list no hard negatives: an older or hand-made table)."""
-    queries = data.queries
+def with_hard_negative_kinds(queries, corpus, annotations: Annotations | None = None):
+    """The queries with the `hard_negative_kinds` column from which the metric gives the reasoning profile:
+    `reasonaudio.score(similarity, with_hard_negative_kinds(queries, corpus))`.
+
+    Args:
+        queries, corpus: a split's tables (`load_reasonaudio`'s, or any `datasets.Dataset`s of the layout).
+        annotations: their atoms and events, where already read (`Annotations.of`).
+
+    Returns:
+        The queries with the column (as they are where they list no hard negatives, or carry it already).
+    """
     if "hard_negatives" not in queries.column_names or KINDS in queries.column_names:
         return queries
+    annotations = annotations or Annotations.of(_Split(queries, corpus))
     kinds = hard_negative_kinds(annotations.atoms, column(queries, "hard_negatives"), annotations.events)
     return queries.add_column(KINDS, kinds)
+
+
+@dataclass(frozen=True)
+class _Split:
+    """Two tables as a split (what `Annotations.of` reads)."""
+
+    queries: object
+    corpus: object
 
 
 def taxonomy(scores: np.ndarray, data, annotations: Annotations) -> dict[str, list]:

@@ -11,7 +11,7 @@ from reasonaudio.models.scoring import EmbeddingSystem, EvalData, System, group_
 from reasonaudio.models.system import column
 from reasonaudio_metric.functional import keyword_group, paired_differences, score
 
-from .diagnose import BROKEN, CHOSEN, Annotations, failure_counts, taxonomy, with_kinds
+from .diagnose import BROKEN, CHOSEN, Annotations, failure_counts, taxonomy, with_hard_negative_kinds
 from .report import check_options
 
 
@@ -66,7 +66,7 @@ def run(system: System, data: EvalData, settings: RunSettings = RunSettings(), b
         return None   # a launcher's other ranks helped encode; rank 0 scores
     intervals = {"bootstrap": settings.bootstrap, "seed": settings.seed}
     annotations = Annotations.of(data)
-    queries = with_kinds(data, annotations)     # what each hard negative breaks: the metric's reasoning profile
+    queries = with_hard_negative_kinds(data.queries, data.corpus, annotations)   # the metric's reasoning profile
     if settings.mode == "group":
         result = score(group, queries, by=by, per_query=per_query, **intervals)
     else:

@@ -130,3 +130,15 @@ def test_evaluate_writes_the_taxonomy_and_the_profile(small_corpus, tmp_path):
     assert set(atoms) == {row["query_id"] for row in rows}
     text = (out / "results.md").read_text()
     assert "## Reasoning profile" in text and "## Why the first-ranked clip is wrong" in text
+
+
+def test_with_hard_negative_kinds_gives_any_score_the_profile(small_corpus):
+    import reasonaudio
+
+    build = reasonaudio.load_reasonaudio(str(small_corpus))
+    queries = reasonaudio.with_hard_negative_kinds(build.queries, build.corpus)
+    assert reasonaudio.with_hard_negative_kinds(queries, build.corpus) is queries          # once is enough
+    constant = np.zeros((len(queries), len(queries[0]["candidates"])))
+    profile = reasonaudio.score(constant, queries, bootstrap=0)["profile"]
+    assert profile and all(found["share"] == 0.5 for found in profile.values())        # ties: one half each
+    assert "profile" not in reasonaudio.score(constant, build.queries, bootstrap=0)
