@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from reasonaudio.core.relations import FAILURE_KINDS, Atom, Event, broken
-from reasonaudio.models.system import clip_events, column, query_atoms
+from reasonaudio.models.system import column, events_by_clip, query_atoms
 from reasonaudio_metric.functional import KINDS
 
 CHOSEN, BROKEN = "chosen", "broken"       # the per-query columns of the taxonomy
@@ -28,16 +28,16 @@ class Annotations:
     """What the diagnosis reads of a split, read once: each query's atoms and each clip's events by clip id."""
 
     atoms: list[tuple[Atom, ...]]
-    events: dict[str, tuple[Event, ...]]
+    events: Mapping[str, tuple[Event, ...]]
 
     @classmethod
     def of(cls, data) -> Annotations:
         """The annotations of a split (`EvalData`)."""
-        return cls(query_atoms(data.queries), dict(zip(column(data.corpus, "clip_id"), clip_events(data.corpus))))
+        return cls(query_atoms(data.queries), events_by_clip(data.corpus))
 
 
 def hard_negative_kinds(atoms: Sequence[Sequence[Atom]], negatives: Sequence[Sequence[str]],
-                        events: dict[str, tuple[Event, ...]]) -> list[list[str]]:
+                        events: Mapping[str, tuple[Event, ...]]) -> list[list[str]]:
     """What each query's hard negatives break: one failure kind each (a minimal pair misses one atom; were a
     negative to break several kinds, they are joined with "+", a pair of no single kind).
 

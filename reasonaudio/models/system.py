@@ -4,7 +4,7 @@ CLI's --help), so the base classes they subclass import torch inside the methods
 (`data` here) is models/scoring.py's `EvalData`, which imports this module."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from reasonaudio.core.records import constraint_atoms
 from reasonaudio.core.relations import Atom, Event
@@ -46,10 +46,39 @@ def query_atoms(queries) -> list[tuple[Atom, ...]]:
                                                            for text in column(table, "constraint")]))
 
 
+def _parsed(events: list[dict]) -> tuple[Event, ...]:
+    return tuple(Event(**event) for event in events)
+
+
 def clip_events(corpus) -> list[tuple[Event, ...]]:
     """Each clip's annotated sound events."""
-    return list(_read_once(_EVENTS, corpus, lambda table: [tuple(Event(**event) for event in events)
-                                                           for events in column(table, "events")]))
+    return list(_read_once(_EVENTS, corpus, lambda table: [_parsed(events) for events in column(table, "events")]))
+
+
+class ClipEvents(Mapping):
+    """Each clip's events by clip id, each clip's parsed when first asked for (a diagnosis reads a few of them)."""
+
+    def __init__(self, clip_ids: list[str], rows: list[list[dict]]):
+        self._rows, self._events = dict(zip(clip_ids, rows)), {}
+
+    def __getitem__(self, clip_id: str) -> tuple[Event, ...]:
+        if clip_id not in self._events:
+            self._events[clip_id] = _parsed(self._rows[clip_id])
+        return self._events[clip_id]
+
+    def __iter__(self):
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def events_by_clip(corpus) -> Mapping[str, tuple[Event, ...]]:
+    """Each clip's events by clip id: those `clip_events` parsed already (a system read them), else each parsed on
+    first use."""
+    clip_ids = column(corpus, "clip_id")
+    parsed = _EVENTS.get(getattr(corpus, "_fingerprint", None))
+    return dict(zip(clip_ids, parsed)) if parsed is not None else ClipEvents(clip_ids, column(corpus, "events"))
 
 
 def candidate_index(data) -> list[list[int]]:
