@@ -103,7 +103,8 @@ class GenerateConfig:
     skip_bad_sources: bool = build(False)
     # conditions (preset names or YAML files); "all": every preset
     acoustics: tuple[str, ...] = build((CLEAN,), _condition_specs)
-    # (published shape, weight): drawn that much more often (else 1)
+    # (published shape, weight): drawn that much more often (else 1); 0 leaves it out (e.g. a train split that
+    # never shows one shape, to test whether a model composes it from the others)
     shape_weights: tuple[tuple[str, float], ...] = build((), _weights)
     force: bool = work(False)          # write beside unrelated files in --out (never over a foreign README.md)
     workers: int = work(1)
@@ -146,8 +147,8 @@ class GenerateConfig:
         published = {shape.reported_as for task in self.tasks if task in TASKS for shape in TASKS[task].shapes}
         object.__setattr__(self, "shape_weights", tuple((str(n), float(w)) for n, w in dict(self.shape_weights).items()))
         problems += [f"shape weight {name}={weight:g}: {name!r} is no shape of the build's tasks, or the weight is not a "
-                     f"positive number" for name, weight in self.shape_weights
-                     if name not in published or not (math.isfinite(weight) and weight > 0)]
+                     f"number >= 0 (0 leaves the shape out)" for name, weight in self.shape_weights
+                     if name not in published or not (math.isfinite(weight) and weight >= 0)]
         if self.sample_rate < MIN_SAMPLE_RATE:
             problems.append(f"sample-rate must be at least {MIN_SAMPLE_RATE} Hz, got {self.sample_rate}: below it "
                             f"everything above {MIN_SAMPLE_RATE // 2} Hz (whistles, birds, sirens' harmonics) is "

@@ -66,6 +66,15 @@ class BuildKind:
         return None
 
 
+def _without_zero_weights(task: str, shapes: tuple, weights: dict[str, float]) -> tuple:
+    """The shapes a task may draw once those weighted 0 are left out; refused when none is left."""
+    kept = tuple(shape for shape in shapes if weights.get(shape.reported_as, 1.0) > 0)
+    if not kept:
+        raise ValueError(f"task {task!r}: every shape it can plan has shape weight 0 ("
+                         f"{', '.join(sorted({shape.reported_as for shape in shapes}))}); leave the task out instead")
+    return kept
+
+
 class PlannedBuild(BuildKind):
     def plan(self, config, forbidden: frozenset[str]) -> tuple[SoundBank, list[QueryPlan]]:
         bank = build_bank(config.source, config.split, config.atomic_sounds, config.sample_rate, config.seed,
@@ -75,8 +84,9 @@ class PlannedBuild(BuildKind):
         shapes = {}
         for name in config.tasks:
             check_feasible(TASKS[name], by_label, config.clip_seconds, config.events_per_clip, config.depth)
-            shapes[name] = usable_shapes(TASKS[name], by_label, config.clip_seconds, config.events_per_clip,
-                                         config.depth)
+            shapes[name] = _without_zero_weights(name, usable_shapes(TASKS[name], by_label, config.clip_seconds,
+                                                                    config.events_per_clip, config.depth),
+                                                dict(config.shape_weights))
         split_index = SPLITS.index(config.split)
         queries, eligible, quotas = [], {}, Quotas()
         for task_index, name in enumerate(config.tasks):

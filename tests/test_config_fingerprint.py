@@ -89,3 +89,16 @@ def test_acoustics_are_checked_on_creation_as_before():
         GenerateConfig(source="strong:somewhere?labels=x.tsv", tasks=("order",), acoustics="noisy")
     assert [c.name for c in GenerateConfig(acoustics=("noisy", "telephone")).conditions] == ["clean", "noisy",
                                                                                               "telephone"]
+
+
+def test_a_shape_weighted_0_is_never_planned_and_a_task_keeps_one_shape():
+    """Weight 0 leaves a shape out (a train split without it tests composition); nothing else moves."""
+    config = small_config("unused", **{**TINY, "queries_per_task": 12})
+    shapes = {q.shape for q in plan_split(config, frozenset()).queries}
+    assert shapes == {"before", "chain"}
+    without = plan_split(replace(config, shape_weights=(("chain", 0),)), frozenset()).queries
+    assert {q.shape for q in without} == {"before"}
+    with pytest.raises(ValueError, match="every shape it can plan has shape weight 0"):
+        plan_split(replace(config, shape_weights=(("chain", 0), ("before", 0.0))), frozenset())
+    with pytest.raises(ValueError, match=r"chain=-1: .* number >= 0"):
+        replace(config, shape_weights=(("chain", -1),))
