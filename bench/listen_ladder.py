@@ -3,7 +3,7 @@ read the annotations, on one build.
 
     python bench/listen_ladder.py [--out DIR] [--queries 100] [--train-queries 400] [--detector-epochs 5]
                                   [--detector-steps 100] [--dual-epochs 15] [--compose-queries 40]
-                                  [--workers 2] [--source SPEC [--one-fold]]
+                                  [--held-out-shape chain] [--workers 2] [--source SPEC [--one-fold]]
 
 1. A build at 16 kHz (default: the synthetic bank; test, validation and train from disjoint recordings;
    --one-fold for a source that holds test recordings only, such as the ESC-50 subset: validation and
@@ -18,7 +18,9 @@ read the annotations, on one build.
    detector's DCASE metrics on the test split.
 4. Without --one-fold, compose or memorise: four more test builds of --compose-queries per task, from the
    train split's recordings or from new (test) ones, in the seen templates or the held-out ones; the
-   dual encoder and the detector scored on each.
+   dual encoder and the detector scored on each. Then a held-out shape (--held-out-shape): a second dual
+   encoder trained on validation and train splits without it, both dual encoders and the detector scored
+   on --compose-queries test queries of that shape alone.
 The markdown tables and the wall times are printed.
 """
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reasonaudio.evaluation.systems import BASELINES                                           # noqa: E402
+from reasonaudio.generation.tasks import TASKS as TASK_KINDS                                   # noqa: E402
 
 RECOGNITION = next(kind for kind, found in BASELINES.items() if found.provides)   # recognition without reasoning
 WORDS = next(kind for kind, found in BASELINES.items() if found.held_to == BASELINES[RECOGNITION].provides)
@@ -79,6 +82,9 @@ def main() -> None:
     parser.add_argument("--dual-epochs", type=int, default=15, help="(default: 15)")
     parser.add_argument("--compose-queries", type=int, default=40,
                         help="queries per task in each compose-or-memorise build (default: 40; 0: none)")
+    parser.add_argument("--held-out-shape", default="chain", help="a published shape left out of a second train "
+                        "split: the dual encoder trained without it is scored on test queries of that shape alone "
+                        "(default: chain; empty: none)")
     parser.add_argument("--workers", type=int, default=2, help="rendering processes (default: 2)")
     parser.add_argument("--source", default="synthetic:", help="sound source (default: synthetic:, whose splits "
                         "hold disjoint recordings)")
@@ -87,18 +93,20 @@ def main() -> None:
                         "compose-or-memorise table (default: off)")
     args = parser.parse_args()
 
+    from reasonaudio.evaluation.report import profile_lines
     from reasonaudio.evaluation.runner import RunSettings, run
     from reasonaudio.evaluation.systems import EvalData, open_system
     from reasonaudio.generation.pipeline import GenerateConfig, generate
     from reasonaudio.training.loop import TrainConfig, train
 
-    def build(folder: Path, split: str, queries: int, candidates: int, seed: int, style: str = "natural") -> None:
+    def build(folder: Path, split: str, queries: int, candidates: int, seed: int, style: str = "natural",
+              **changes) -> None:
         source = args.source
         if args.one_fold and split != "test":
             source = f"{source}{'&' if '?' in source else '?'}as_split={split}"
         generate(GenerateConfig(source=source, out=str(folder), split=split, queries_per_task=queries,
                                 candidates=candidates, seed=seed, sample_rate=16000, text_style=style,
-                                workers=args.workers, progress=False))
+                                workers=args.workers, progress=False, **changes))
 
     started = time.perf_counter()
     times = {}
@@ -146,6 +154,27 @@ def main() -> None:
                         for name in ("dual encoder", "detector")}
             times["compose or memorise"] = time.perf_counter() - begun
 
+        shape = {}
+        if args.held_out_shape and args.compose_queries and not args.one_fold:
+            begun = time.perf_counter()
+            task = next(t for t in TASKS if args.held_out_shape in {s.reported_as for s in TASK_KINDS[t].shapes})
+            others = sorted({s.reported_as for s in TASK_KINDS[task].shapes} - {args.held_out_shape})
+            without = root / f"build-without-{args.held_out_shape}"
+            left_out = {"shape_weights": ((args.held_out_shape, 0),)}
+            build(without, "validation", max(4, args.queries // 5), 10, 0, SEEN, **left_out)
+            build(without, "train", args.train_queries, 3, 0, SEEN, **left_out)
+            train(TrainConfig(data=str(without), out=str(root / "dual-without"), model=f"dual:{root / 'detector'}",
+                              epochs=args.dual_epochs, lr=3e-3, progress=False))
+            only = root / f"compose-{args.held_out_shape}"
+            build(only, "test", args.compose_queries, 10, 20, SEEN, tasks=(task,),
+                  shape_weights=tuple((other, 0) for other in others))
+            held = EvalData.load(str(only), "test")
+            shape = {name: run(open_system(spec), held, RunSettings(progress=False))
+                     for name, spec in (("dual encoder, trained with the shape", specs["dual encoder"]),
+                                        ("dual encoder, trained without it", f"trained:{root / 'dual-without'}"),
+                                        ("detector", specs["detector"]))}
+            times["held-out shape"] = time.perf_counter() - begun
+
     print(f"build: {args.source} at 16 kHz; test {len(test.queries)} queries in groups of 10"
           + ("; validation and train reuse the test recordings with other seeds" if args.one_fold else
              "; validation and train from other recordings") + "; validation and train in the seen templates")
@@ -162,6 +191,7 @@ def main() -> None:
           f"{dual['best']['epoch']}")
     print("\ngroup accuracy (%), 95 % bootstrap intervals\n")
     print(task_table(results))
+    print("\n" + "\n".join(profile_lines(results)))
     print("\nper task and depth\n")
     print(depth_table(results))
     if compose:
@@ -173,6 +203,13 @@ def main() -> None:
             print(f"| {recordings} | {templates} | " + " | ".join(
                 cell(scored[name]["average"], scored[name]["intervals"]["average"]) for name in ("dual encoder", "detector"))
                 + " |")
+    if shape:
+        print(f"\nheld-out shape: {args.compose_queries} `{args.held_out_shape}` queries (new recordings, seen "
+              "templates), group accuracy (%), 95 % intervals; the second dual encoder trained on a train split (and "
+              "validation) without the shape\n")
+        print("| system | accuracy |\n|---|---|")
+        for name, result in shape.items():
+            print(f"| {name} | {cell(result['average'], result['intervals']['average'])} |")
     print("\n" + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in times.items()))
     print(f"wall time: {time.perf_counter() - started:.0f} s")
 

@@ -50,6 +50,7 @@ def main() -> None:
                         "ESC-50 subset, fold 4): validation and train reuse them with other seeds (default: off)")
     args = parser.parse_args()
 
+    from reasonaudio.evaluation.report import profile_lines
     from reasonaudio.evaluation.runner import RunSettings, run
     from reasonaudio.evaluation.systems import EvalData, open_system
     from reasonaudio.generation.pipeline import GenerateConfig, generate
@@ -87,6 +88,7 @@ def main() -> None:
         print("|---|" + "---|" * (len(TASKS) + 1))
         for name, result in rows.items():
             print(f"| {name} | " + " | ".join(cell(result, t) for t in TASKS + ("average",)) + " |")
+        print("\n" + "\n".join(profile_lines(rows)))
     print(f"\nwall time: {time.perf_counter() - started:.0f} s")
 
 
