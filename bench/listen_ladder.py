@@ -3,11 +3,11 @@ read the annotations, on one build.
 
     python bench/listen_ladder.py [--out DIR] [--queries 100] [--train-queries 400] [--detector-epochs 5]
                                   [--detector-steps 100] [--dual-epochs 15] [--compose-queries 40]
-                                  [--held-out-shape chain] [--workers 2] [--source SPEC [--one-fold]]
+                                  [--held-out-shape chain] [--workers 2] [--source SPEC [--train-source SPEC]]
 
 1. A build at 16 kHz (default: the synthetic bank; test, validation and train from disjoint recordings;
-   --one-fold for a source that holds test recordings only, such as the ESC-50 subset: validation and
-   train then reuse them with other seeds): --queries per task in test, a fifth of that in validation,
+   --train-source for a source that holds test recordings only, such as the ESC-50 subset: validation
+   and train from its other parts, `bench/esc50_parts.py`): --queries per task in test, a fifth of that in validation,
    both in groups of 10; --train-queries per task in train, in groups of 3. Validation and train use
    the `natural:seen` templates only, so no trained model reads a held-out template.
 2. `reasonaudio train --model detector` (--detector-steps batches of 32 clips an epoch), then `--model
@@ -16,7 +16,7 @@ read the annotations, on one build.
    detector's captions, and on the oracle captions), the dual encoder, the recognition
    baseline and the word-order rule held to it (from their `METADATA`), random; per task and per task x depth with bootstrap 95 % intervals, and the
    detector's DCASE metrics on the test split.
-4. Without --one-fold, compose or memorise: four more test builds of --compose-queries per task, from the
+4. Compose or memorise: four more test builds of --compose-queries per task, from the
    train split's recordings or from new (test) ones, in the seen templates or the held-out ones; the
    dual encoder and the detector scored on each. Then a held-out shape (--held-out-shape): a second dual
    encoder trained on validation and train splits without it, both dual encoders and the detector scored
@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from esc50_parts import split_source                                                         # noqa: E402
 from reasonaudio.evaluation.systems import BASELINES                                           # noqa: E402
 from reasonaudio.generation.tasks import TASKS as TASK_KINDS                                   # noqa: E402
 
@@ -88,10 +89,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="rendering processes (default: 2)")
     parser.add_argument("--source", default="synthetic:", help="sound source (default: synthetic:, whose splits "
                         "hold disjoint recordings)")
-    parser.add_argument("--one-fold", action="store_true", help="the source holds test recordings only (e.g. the "
-                        "ESC-50 subset): validation and train reuse them with other seeds, and there is no "
-                        "compose-or-memorise table (default: off)")
+    parser.add_argument("--train-source", help="validation and train from this source instead (each of its "
+                        "recordings put in that split, seeds 1 and 2), for a source that holds test recordings only: "
+                        "its other parts (`bench/esc50_parts.py`) (default: --source, whose recordings carry their "
+                        "splits)")
+    parser.add_argument("--validation-source", help="validation from this source (its recordings put in that "
+                        "split; default: --train-source)")
     args = parser.parse_args()
+
+    def source_of(split: str) -> str:
+        return split_source(split, args.source, args.train_source, args.validation_source)
 
     from reasonaudio.evaluation.report import profile_lines
     from reasonaudio.evaluation.runner import RunSettings, run
@@ -101,9 +108,7 @@ def main() -> None:
 
     def build(folder: Path, split: str, queries: int, candidates: int, seed: int, style: str = "natural",
               **changes) -> None:
-        source = args.source
-        if args.one_fold and split != "test":
-            source = f"{source}{'&' if '?' in source else '?'}as_split={split}"
+        source = source_of(split)
         generate(GenerateConfig(source=source, out=str(folder), split=split, queries_per_task=queries,
                                 candidates=candidates, seed=seed, sample_rate=16000, text_style=style,
                                 workers=args.workers, progress=False, **changes))
@@ -114,8 +119,8 @@ def main() -> None:
         root = args.out or Path(scratch)
         data = root / "build"
         build(data, "test", args.queries, 10, 0)
-        build(data, "validation", max(4, args.queries // 5), 10, 1 if args.one_fold else 0, SEEN)
-        build(data, "train", args.train_queries, 3, 2 if args.one_fold else 0, SEEN)
+        build(data, "validation", max(4, args.queries // 5), 10, 1 if args.train_source else 0, SEEN)
+        build(data, "train", args.train_queries, 3, 2 if args.train_source else 0, SEEN)
         times["build"] = time.perf_counter() - started
 
         begun = time.perf_counter()
@@ -142,7 +147,7 @@ def main() -> None:
         times["ladder"] = time.perf_counter() - begun
 
         compose = {}
-        if args.compose_queries and not args.one_fold:
+        if args.compose_queries:
             begun = time.perf_counter()
             for recordings, split in (("train recordings", "train"), ("new recordings", "test")):
                 for templates, style in (("seen templates", SEEN), ("held-out templates", HELD_OUT)):
@@ -155,7 +160,7 @@ def main() -> None:
             times["compose or memorise"] = time.perf_counter() - begun
 
         shape = {}
-        if args.held_out_shape and args.compose_queries and not args.one_fold:
+        if args.held_out_shape and args.compose_queries:
             begun = time.perf_counter()
             task = next(t for t in TASKS if args.held_out_shape in {s.reported_as for s in TASK_KINDS[t].shapes})
             others = sorted({s.reported_as for s in TASK_KINDS[task].shapes} - {args.held_out_shape})
@@ -176,8 +181,7 @@ def main() -> None:
             times["held-out shape"] = time.perf_counter() - begun
 
     print(f"build: {args.source} at 16 kHz; test {len(test.queries)} queries in groups of 10"
-          + ("; validation and train reuse the test recordings with other seeds" if args.one_fold else
-             "; validation and train from other recordings") + "; validation and train in the seen templates")
+          + f"; validation and train from other recordings{f' ({args.train_source})' if args.train_source else ''}" + "; validation and train in the seen templates")
     print(f"detector: best validation group accuracy {100 * detector['best']['accuracy']:.1f} % at epoch "
           f"{detector['best']['epoch']}, decoding {detector['best']['decoding']}, validation event F1 "
           f"{100 * detector['best']['detection']['event_f1']:.1f} %, segment F1 "

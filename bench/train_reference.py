@@ -1,11 +1,11 @@
 """The reference training run of the README table, from scratch on CPU:
 
     python bench/train_reference.py [--out DIR] [--queries 100] [--train-queries 400] [--epochs 5]
-                                    [--workers 2] [--source SPEC [--one-fold]]
+                                    [--workers 2] [--source SPEC [--train-source SPEC]]
 
 1. A build at 16 kHz (default: the synthetic bank, test, validation and train from disjoint
-   recordings; --one-fold for a source that holds test recordings only, such as the ESC-50 subset:
-   validation and train then reuse them with other seeds): --queries per task in test, a fifth of that
+   recordings; --train-source for a source that holds test recordings only, such as the ESC-50 subset:
+   validation and train from its other parts, `bench/esc50_parts.py`): --queries per task in test, a fifth of that
    in validation, both in groups of 10 candidates; --train-queries per task in train, in groups of 3
    (training reads only each query's positive and hard negatives: about three times the queries per
    clip).
@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from esc50_parts import split_source                                                         # noqa: E402
 from reasonaudio.evaluation.systems import BASELINES                                           # noqa: E402
 
 RECOGNITION = next(kind for kind, found in BASELINES.items() if found.provides)   # recognition without reasoning
@@ -46,9 +47,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="rendering processes (default: 2)")
     parser.add_argument("--source", default="synthetic:", help="sound source (default: synthetic:, whose splits "
                         "hold disjoint recordings)")
-    parser.add_argument("--one-fold", action="store_true", help="the source holds test recordings only (e.g. the "
-                        "ESC-50 subset, fold 4): validation and train reuse them with other seeds (default: off)")
+    parser.add_argument("--train-source", help="validation and train from this source instead (each of its "
+                        "recordings put in that split, seeds 1 and 2), e.g. the train part of the ESC-50 subset "
+                        "(`bench/esc50_parts.py`) (default: --source, whose recordings carry their splits)")
+    parser.add_argument("--validation-source", help="validation from this source (its recordings put in that "
+                        "split; default: --train-source)")
     args = parser.parse_args()
+
+    def source_of(split: str) -> str:
+        return split_source(split, args.source, args.train_source, args.validation_source)
 
     from reasonaudio.evaluation.report import profile_lines
     from reasonaudio.evaluation.runner import RunSettings, run
@@ -62,14 +69,12 @@ def main() -> None:
         data = str(root / "build")
         splits = (("test", args.queries, 10), ("validation", max(4, args.queries // 5), 10), ("train", args.train_queries, 3))
         for index, (split, queries, candidates) in enumerate(splits):
-            source, seed = args.source, 0
-            if args.one_fold and split != "test":
-                source, seed = f"{source}{'&' if '?' in source else '?'}as_split={split}", index
+            source, seed = source_of(split), index if args.train_source else 0
             generate(GenerateConfig(source=source, out=data, split=split, queries_per_task=queries, candidates=candidates,
                                     seed=seed, sample_rate=16000, workers=args.workers, progress=False))
         built = time.perf_counter()
         print(f"build of {args.source} (test, validation, train at 16 kHz"
-              f"{'; validation and train reuse the test recordings with other seeds' if args.one_fold else ''}): "
+              f"{f'; validation and train from {args.train_source}' if args.train_source else ''}): "
               f"{built - started:.0f} s")
         test = EvalData.load(data, "test")
         quiet = RunSettings(progress=False)
