@@ -51,8 +51,9 @@ def decode_audio(data: bytes, backend: str | None = None) -> tuple[np.ndarray, i
         import soundfile
 
         try:
-            samples, rate = soundfile.read(io.BytesIO(data), dtype="float32", always_2d=True)
-            return samples.mean(axis=1), int(rate)
+            samples, rate = soundfile.read(io.BytesIO(data), dtype="float32")
+            # a mono file is its one channel (a mean over one channel costs a reduction and changes nothing)
+            return (samples if samples.ndim == 1 else samples.mean(axis=1)), int(rate)
         except soundfile.LibsndfileError:
             if backend == "soundfile" or not torchcodec_usable():
                 raise

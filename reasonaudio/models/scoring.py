@@ -5,7 +5,7 @@ through the metric). Training validates with it after every epoch; evaluation's 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterable, Sequence
 
@@ -35,6 +35,9 @@ class EvalData:
     split: str = "test"
     sources: datasets.Dataset | None = None
     acoustics: str | None = None       # the acoustic condition of `corpus` (None: the main corpus)
+    # the audio column decoded at a rate, made once: each chunk of an encoding reads it (a view per chunk copies
+    # the features every time, seconds on the default split)
+    _decoded: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def load(cls, path_or_repo: str, split: str = "test", acoustics: str | None = None) -> "EvalData":
@@ -53,7 +56,10 @@ class EvalData:
                       rows: range | None = None):
         """Lists of mono float32 arrays in corpus order (of `rows`, default all), resampled to `sampling_rate`."""
         rows = rows if rows is not None else range(len(self.corpus))
-        decoded = self.corpus.select_columns(["audio"]).with_transform(audio_decoder(sampling_rate))
+        key = (sampling_rate, getattr(self.corpus, "_fingerprint", id(self.corpus)))    # a corpus replaced: anew
+        if key not in self._decoded:
+            self._decoded[key] = self.corpus.select_columns(["audio"]).with_transform(audio_decoder(sampling_rate))
+        decoded = self._decoded[key]
         for start in tqdm(range(rows.start, rows.stop, batch_size), desc="encoding clips", unit="batch",
                           disable=not progress):
             yield [cell["array"] for cell in decoded[start:min(start + batch_size, rows.stop)]["audio"]]
