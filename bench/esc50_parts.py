@@ -30,9 +30,10 @@ def parts(rows: list[dict]) -> dict[str, list[dict]]:
     part_of = {}
     for sources in groups.values():
         tested = len(sources) // 2
-        for index, source in enumerate(sources):
-            part_of[source] = "test" if index < tested else "validation" if index == tested and len(sources) >= 3 \
-                else "train"
+        validated = tested + 1 if len(sources) >= 3 else tested
+        part_of.update({source: "test" for source in sources[:tested]})
+        part_of.update({source: "validation" for source in sources[tested:validated]})
+        part_of.update({source: "train" for source in sources[validated:]})
     return {part: [r for r in rows if part_of[r["src_file"]] == part] for part in ("test", "validation", "train")}
 
 

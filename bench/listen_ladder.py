@@ -96,9 +96,12 @@ def main() -> None:
     parser.add_argument("--validation-source", help="validation from this source (its recordings put in that "
                         "split; default: --train-source)")
     args = parser.parse_args()
-
-    def source_of(split: str) -> str:
-        return split_source(split, args.source, args.train_source, args.validation_source)
+    shapes_of = {task: {shape.reported_as for shape in TASK_KINDS[task].shapes} for task in TASKS}
+    held_out_task = next((task for task, shapes in shapes_of.items() if args.held_out_shape in shapes), None)
+    if args.held_out_shape and held_out_task is None:
+        parser.error(f"--held-out-shape {args.held_out_shape!r} is no shape of the tasks "
+                     f"({', '.join(sorted(set().union(*shapes_of.values())))})")
+    validation_seed, train_seed = (1, 2) if args.train_source else (0, 0)
 
     from reasonaudio.evaluation.report import profile_lines
     from reasonaudio.evaluation.runner import RunSettings, run
@@ -108,7 +111,7 @@ def main() -> None:
 
     def build(folder: Path, split: str, queries: int, candidates: int, seed: int, style: str = "natural",
               **changes) -> None:
-        source = source_of(split)
+        source = split_source(split, args.source, args.train_source, args.validation_source)
         generate(GenerateConfig(source=source, out=str(folder), split=split, queries_per_task=queries,
                                 candidates=candidates, seed=seed, sample_rate=16000, text_style=style,
                                 workers=args.workers, progress=False, **changes))
@@ -119,8 +122,8 @@ def main() -> None:
         root = args.out or Path(scratch)
         data = root / "build"
         build(data, "test", args.queries, 10, 0)
-        build(data, "validation", max(4, args.queries // 5), 10, 1 if args.train_source else 0, SEEN)
-        build(data, "train", args.train_queries, 3, 2 if args.train_source else 0, SEEN)
+        build(data, "validation", max(4, args.queries // 5), 10, validation_seed, SEEN)
+        build(data, "train", args.train_queries, 3, train_seed, SEEN)
         times["build"] = time.perf_counter() - started
 
         begun = time.perf_counter()
@@ -162,17 +165,15 @@ def main() -> None:
         shape = {}
         if args.held_out_shape and args.compose_queries:
             begun = time.perf_counter()
-            task = next(t for t in TASKS if args.held_out_shape in {s.reported_as for s in TASK_KINDS[t].shapes})
-            others = sorted({s.reported_as for s in TASK_KINDS[task].shapes} - {args.held_out_shape})
             without = root / f"build-without-{args.held_out_shape}"
             left_out = {"shape_weights": ((args.held_out_shape, 0),)}
-            build(without, "validation", max(4, args.queries // 5), 10, 0, SEEN, **left_out)
-            build(without, "train", args.train_queries, 3, 0, SEEN, **left_out)
+            build(without, "validation", max(4, args.queries // 5), 10, validation_seed, SEEN, **left_out)
+            build(without, "train", args.train_queries, 3, train_seed, SEEN, **left_out)
             train(TrainConfig(data=str(without), out=str(root / "dual-without"), model=f"dual:{root / 'detector'}",
                               epochs=args.dual_epochs, lr=3e-3, progress=False))
             only = root / f"compose-{args.held_out_shape}"
-            build(only, "test", args.compose_queries, 10, 20, SEEN, tasks=(task,),
-                  shape_weights=tuple((other, 0) for other in others))
+            build(only, "test", args.compose_queries, 10, 20, SEEN, tasks=(held_out_task,),
+                  shape_weights=tuple((other, 0) for other in sorted(shapes_of[held_out_task] - {args.held_out_shape})))
             held = EvalData.load(str(only), "test")
             shape = {name: run(open_system(spec), held, RunSettings(progress=False))
                      for name, spec in (("dual encoder, trained with the shape", specs["dual encoder"]),
@@ -181,7 +182,8 @@ def main() -> None:
             times["held-out shape"] = time.perf_counter() - begun
 
     print(f"build: {args.source} at 16 kHz; test {len(test.queries)} queries in groups of 10"
-          + f"; validation and train from other recordings{f' ({args.train_source})' if args.train_source else ''}" + "; validation and train in the seen templates")
+          + f"; validation and train from other recordings{f' ({args.train_source})' if args.train_source else ''}"
+          + "; validation and train in the seen templates")
     print(f"detector: best validation group accuracy {100 * detector['best']['accuracy']:.1f} % at epoch "
           f"{detector['best']['epoch']}, decoding {detector['best']['decoding']}, validation event F1 "
           f"{100 * detector['best']['detection']['event_f1']:.1f} %, segment F1 "

@@ -54,9 +54,6 @@ def main() -> None:
                         "split; default: --train-source)")
     args = parser.parse_args()
 
-    def source_of(split: str) -> str:
-        return split_source(split, args.source, args.train_source, args.validation_source)
-
     from reasonaudio.evaluation.report import profile_lines
     from reasonaudio.evaluation.runner import RunSettings, run
     from reasonaudio.evaluation.systems import EvalData, open_system
@@ -69,7 +66,8 @@ def main() -> None:
         data = str(root / "build")
         splits = (("test", args.queries, 10), ("validation", max(4, args.queries // 5), 10), ("train", args.train_queries, 3))
         for index, (split, queries, candidates) in enumerate(splits):
-            source, seed = source_of(split), index if args.train_source else 0
+            source = split_source(split, args.source, args.train_source, args.validation_source)
+            seed = index if args.train_source else 0
             generate(GenerateConfig(source=source, out=data, split=split, queries_per_task=queries, candidates=candidates,
                                     seed=seed, sample_rate=16000, workers=args.workers, progress=False))
         built = time.perf_counter()
