@@ -46,6 +46,12 @@ def split_source(split: str, test: str, train: str | None, validation: str | Non
     return f"{other}{'&' if '?' in other else '?'}as_split={split}"
 
 
+def split_seed(split: str, train: str | None) -> int:
+    """The plan seed of a split: 0, 1, 2 for test, validation, train when they come from other sources (`train`
+    given: their plans share no draws), else 0 for each (the source's recordings carry their splits)."""
+    return ("test", "validation", "train").index(split) if train else 0
+
+
 def write_part(source: Path, out: Path, rows: list[dict], columns: list[str]) -> None:
     (out / "meta").mkdir(parents=True, exist_ok=True)
     (out / "audio").mkdir(exist_ok=True)

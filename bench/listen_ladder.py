@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from esc50_parts import split_source                                                         # noqa: E402
+from esc50_parts import split_seed, split_source                                             # noqa: E402
 from reasonaudio.evaluation.systems import BASELINES                                           # noqa: E402
 from reasonaudio.generation.tasks import TASKS as TASK_KINDS                                   # noqa: E402
 
@@ -101,7 +101,7 @@ def main() -> None:
     if args.held_out_shape and held_out_task is None:
         parser.error(f"--held-out-shape {args.held_out_shape!r} is no shape of the tasks "
                      f"({', '.join(sorted(set().union(*shapes_of.values())))})")
-    validation_seed, train_seed = (1, 2) if args.train_source else (0, 0)
+    validation_seed, train_seed = (split_seed(split, args.train_source) for split in ("validation", "train"))
 
     from reasonaudio.evaluation.report import profile_lines
     from reasonaudio.evaluation.runner import RunSettings, run

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from esc50_parts import split_source                                                         # noqa: E402
+from esc50_parts import split_seed, split_source                                             # noqa: E402
 from reasonaudio.evaluation.systems import BASELINES                                           # noqa: E402
 
 RECOGNITION = next(kind for kind, found in BASELINES.items() if found.provides)   # recognition without reasoning
@@ -65,11 +65,11 @@ def main() -> None:
         root = args.out or Path(scratch)
         data = str(root / "build")
         splits = (("test", args.queries, 10), ("validation", max(4, args.queries // 5), 10), ("train", args.train_queries, 3))
-        for index, (split, queries, candidates) in enumerate(splits):
+        for split, queries, candidates in splits:
             source = split_source(split, args.source, args.train_source, args.validation_source)
-            seed = index if args.train_source else 0
             generate(GenerateConfig(source=source, out=data, split=split, queries_per_task=queries, candidates=candidates,
-                                    seed=seed, sample_rate=16000, workers=args.workers, progress=False))
+                                    seed=split_seed(split, args.train_source), sample_rate=16000, workers=args.workers,
+                                    progress=False))
         built = time.perf_counter()
         print(f"build of {args.source} (test, validation, train at 16 kHz"
               f"{f'; validation and train from {args.train_source}' if args.train_source else ''}): "

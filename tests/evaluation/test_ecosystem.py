@@ -39,7 +39,7 @@ def test_mteb_runs_end_to_end_and_agrees_with_the_metric(small_corpus, mode):
     from reasonaudio_dataset.mteb_task import reasonaudio_task
 
     model = MtebEncoder(build("tests.toy_encoder:build"))
-    # no result cache: mteb would serve a result it stored (rounded) for a task of the same name, from an earlier run
+    # no result cache: mteb would serve the rounded result another test of the session stored for this corpus
     result = mteb.evaluate(model, tasks=[reasonaudio_task(str(small_corpus), mode=mode)], cache=None)
     scores = result.task_results[0].scores["test"][0]
     ours = _ours(small_corpus, mode)
