@@ -43,28 +43,47 @@ def _arrow_nbytes(files: list[Path], config: str) -> int:
     """The bytes `push_to_hub` records for a split: `Dataset._estimate_nbytes()` of the table as datasets
     holds it (Arrow IPC, as its cache writes it: a plain Parquet read also keeps the validity bitmaps of
     columns without nulls, which IPC drops). The audio columns, nearly all of the bytes and the same in
-    either read, are counted as read; only the rest goes through IPC. One file in memory at a time: Arrow
-    sizes add up over files, and `_estimate_nbytes`'s correction for the audio column is measured on the
-    first 1,000 rows and scaled to all, as it does."""
+    either read, are counted as read; only the rest goes through IPC. One row group in memory at a time:
+    Arrow sizes add up over row groups and files (each is a chunk either way). `_estimate_nbytes`'s
+    correction for the audio column is measured on the first 1,000 rows and scaled to all, as it does; it
+    reads only each cell's path and whether it holds bytes, so those rows are kept with their bytes
+    emptied (a thousand clips would otherwise stay in memory)."""
     import pyarrow as pa
     from datasets import Audio, Dataset
 
-    info, total, rows, head = DatasetInfo(features=features(config)), 0, 0, []
+    info, schema, total, rows, head = DatasetInfo(features=features(config)), features(config).arrow_schema, 0, 0, []
     audio = [name for name, feature in info.features.items() if isinstance(feature, Audio)]
     for path in files:
-        table = pq.read_table(path, schema=features(config).arrow_schema)
-        rest, sink = table.drop_columns(audio), pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, rest.schema) as writer:
-            writer.write_table(rest)
-        total += pa.ipc.open_stream(sink.getvalue()).read_all().nbytes + sum(table[name].nbytes for name in audio)
-        rows += len(table)
-        if sum(map(len, head)) < 1000:
-            head.append(table.slice(0, 1000 - sum(map(len, head))))
+        parquet = pq.ParquetFile(path)
+        for group in range(parquet.metadata.num_row_groups):
+            table = parquet.read_row_group(group).cast(schema)
+            rest, sink = table.drop_columns(audio), pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, rest.schema) as writer:
+                writer.write_table(rest)
+            total += pa.ipc.open_stream(sink.getvalue()).read_all().nbytes + sum(table[name].nbytes for name in audio)
+            rows += len(table)
+            if sum(map(len, head)) < 1000:
+                head.append(_without_audio_bytes(table.slice(0, 1000 - sum(map(len, head))), audio))
     if not rows:
         return 0
     head = pa.concat_tables(head)
     correction = Dataset(head, info=info, fingerprint="size-estimate")._estimate_nbytes() - head.nbytes
     return total + correction * rows // len(head)
+
+
+def _without_audio_bytes(table, audio: list[str]):
+    """`table` with each audio cell's bytes empty (b"" where it held bytes, null where it held none)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in audio:
+        column = table[name].combine_chunks()
+        held = pc.is_valid(column.field("bytes"))
+        emptied = pc.if_else(held, pa.scalar(b"", pa.binary()), pa.scalar(None, pa.binary()))
+        cells = pa.StructArray.from_arrays([emptied, column.field("path")], fields=list(column.type),
+                                           mask=pc.invert(column.is_valid()))
+        table = table.set_column(table.schema.get_field_index(name), table.schema.field(name), cells)
+    return table
 
 
 def _config_info(out: Path, config: str, splits) -> DatasetInfo:
