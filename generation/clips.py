@@ -73,15 +73,17 @@ class ClipRenderer:
             KeyError: an event names a sound the bank lacks, or the query's group is unknown.
             ValueError: no draw of the group's condition keeps every sound audible (`group_chain`).
         """
-        clip = render(tuple(events), self.bank, self.clip_seconds)
-        condition = self.conditions.get(config)
+        events, condition = tuple(events), self.conditions.get(config)
         if not self.transformed(config):
-            return clip, unchanged(condition) if condition is not None else ""
-        chain = self._chain
+            return render(events, self.bank, self.clip_seconds), unchanged(condition) if condition is not None else ""
+        chain, members = self._chain, self.groups[query_id]
         if chain is None or chain.key != query_id or chain.condition is not condition:
-            chain = self._chain = group_chain(condition, self.seed, self.split, query_id, self.groups[query_id],
-                                              self.bank, self.clip_seconds)
-        return chain(clip), json.dumps(chain.parameters())
+            chain = self._chain = group_chain(condition, self.seed, self.split, query_id, members, self.bank,
+                                              self.clip_seconds)
+        # the group's clips were rendered and run through the chain when its draw was checked
+        done = chain.checked(members.index(events)) if events in members else \
+            chain(render(events, self.bank, self.clip_seconds))
+        return done, json.dumps(chain.parameters())
 
 
 _RENDERER: ClipRenderer | None = None      # this process's renderer (`RenderWorkers`)

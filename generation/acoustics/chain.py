@@ -258,7 +258,7 @@ class GroupChain:
         self.transforms = list(applied(self.chain))
         self._extras = [finish_room(t, sample_rate, length, lambda attempt: seeded(derived_seed(seed, "room", attempt)))
                         if kind(t) == "RoomSimulator" else {} for t in self.transforms]
-        self._noise, self._checked = {}, {}
+        self._noise, self._checked, self._results = {}, {}, []
         self._changes_sounds = any(kind(t) not in NOISE_LEVEL for t in self.transforms)
         self.reference_rms = self._reference(pieces)
         for transform in self.transforms:
@@ -271,6 +271,7 @@ class GroupChain:
                             InaudibleUnderCondition, what)
             self._refuse_if(lambda stage: clipped(peak, stage), stages, ClippedUnderCondition, what)
             self._checked.setdefault(_key(stages[0]), []).append((stages[0], stages[-1]))
+            self._results.append(stages[-1])
 
     def _step(self, index: int) -> dict:
         """What the record holds of one applied transform: its name and drawn parameters."""
@@ -353,6 +354,11 @@ class GroupChain:
         """What the corpus stores for each clip of the group (the `acoustics` column, as JSON)."""
         return {"condition": self.condition.name, "seed": self.seed, "reference_rms": round(self.reference_rms, 8),
                 "transforms": self.steps}
+
+    def checked(self, index: int) -> np.ndarray:
+        """The `index`-th of the clips the draw was checked on, under the condition: what `__call__` makes of
+        it, without rendering the clip again to find it."""
+        return self._results[index]
 
     def __call__(self, clip: np.ndarray) -> np.ndarray:
         """The clip under the condition (a clip the draw was checked on is not run through it again)."""
