@@ -81,8 +81,9 @@ class ClipRenderer:
             chain = self._chain = group_chain(condition, self.seed, self.split, query_id, members, self.bank,
                                               self.clip_seconds)
         # the group's clips were rendered and run through the chain when its draw was checked
-        done = chain.checked(members.index(events)) if events in members else \
-            chain(render(events, self.bank, self.clip_seconds))
+        done = chain.checked(members.index(events)) if events in members else None
+        if done is None:            # a timeline not in the group, or one it holds twice
+            done = chain(render(events, self.bank, self.clip_seconds))
         return done, json.dumps(chain.parameters())
 
 

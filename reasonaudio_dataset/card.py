@@ -76,13 +76,15 @@ def _without_audio_bytes(table, audio: list[str]):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    def emptied(chunk: pa.StructArray) -> pa.StructArray:     # each chunk's own path child, as read
+        held = pc.is_valid(chunk.field("bytes"))
+        cells = pc.if_else(held, pa.scalar(b"", pa.binary()), pa.scalar(None, pa.binary()))
+        return pa.StructArray.from_arrays([cells, chunk.field("path")], fields=list(chunk.type),
+                                          mask=pc.invert(chunk.is_valid()))
+
     for name in audio:
-        column = table[name].combine_chunks()
-        held = pc.is_valid(column.field("bytes"))
-        emptied = pc.if_else(held, pa.scalar(b"", pa.binary()), pa.scalar(None, pa.binary()))
-        cells = pa.StructArray.from_arrays([emptied, column.field("path")], fields=list(column.type),
-                                           mask=pc.invert(column.is_valid()))
-        table = table.set_column(table.schema.get_field_index(name), table.schema.field(name), cells)
+        column = pa.chunked_array([emptied(chunk) for chunk in table[name].chunks], table[name].type)
+        table = table.set_column(table.schema.get_field_index(name), table.schema.field(name), column)
     return table
 
 

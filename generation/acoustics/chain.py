@@ -270,8 +270,8 @@ class GroupChain:
             self._refuse_if(lambda stage: silenced(stages[0], stage, where, sample_rate), stages,
                             InaudibleUnderCondition, what)
             self._refuse_if(lambda stage: clipped(peak, stage), stages, ClippedUnderCondition, what)
-            self._checked.setdefault(_key(stages[0]), []).append((stages[0], stages[-1]))
-            self._results.append(stages[-1])
+            self._checked.setdefault(_key(stages[0]), []).append(len(self._results))
+            self._results.append((stages[0], stages[-1]))
 
     def _step(self, index: int) -> dict:
         """What the record holds of one applied transform: its name and drawn parameters."""
@@ -355,18 +355,20 @@ class GroupChain:
         return {"condition": self.condition.name, "seed": self.seed, "reference_rms": round(self.reference_rms, 8),
                 "transforms": self.steps}
 
-    def checked(self, index: int) -> np.ndarray:
+    def checked(self, index: int) -> np.ndarray | None:
         """The `index`-th of the clips the draw was checked on, under the condition: what `__call__` makes of
-        it, without rendering the clip again to find it."""
-        return self._results[index]
+        it, without mixing the clip again to find it; None once it was handed out (each result is handed out
+        once: its taker may change it in place)."""
+        held, self._results[index] = self._results[index], None
+        return None if held is None else held[1]
 
     def __call__(self, clip: np.ndarray) -> np.ndarray:
         """The clip under the condition (a clip the draw was checked on is not run through it again)."""
         clip = np.asarray(clip, dtype=np.float32)
-        checked = self._checked.get(_key(clip), [])
-        for index, (samples, _) in enumerate(checked):
-            if np.array_equal(samples, clip):
-                return checked.pop(index)[1]
+        for index in self._checked.get(_key(clip), []):
+            held = self._results[index]
+            if held is not None and np.array_equal(held[0], clip):
+                return self.checked(index)
         return self._stages(clip)[-1]
 
 

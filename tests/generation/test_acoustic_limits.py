@@ -131,6 +131,20 @@ def test_a_checked_clip_is_rendered_once_and_as_a_fresh_run_renders_it():
         assert np.abs(kept).max() < 1.0
 
 
+def test_a_checked_result_is_handed_out_once_so_changing_it_in_place_changes_no_other():
+    """validate scales what it is handed in place; a group holding one timeline twice gets two arrays."""
+    chain = condition({"Gain": {"min_gain_db": 3, "max_gain_db": 6}})
+    clips = [tone(200, 0.2), tone(200, 0.2)]
+    drawn = GroupChain(chain, 7, RATE, len(SECONDS), [clips[0][:RATE]], clips=clips)
+    expected = GroupChain(chain, 7, RATE, len(SECONDS), [clips[0][:RATE]])(clips[0])
+    first = drawn.checked(0)
+    assert np.array_equal(first, expected) and drawn.checked(0) is None
+    first *= 0
+    second = drawn(clips[0])                  # by content: the second copy's own result
+    assert np.array_equal(second, expected) and second is not first
+    assert drawn.checked(1) is None and np.array_equal(drawn(clips[0]), expected)   # then computed afresh
+
+
 def test_a_quiet_frame_may_go_but_not_one_a_sound_is_clearly_heard_in():
     crush = condition({"BitCrush": {"min_bit_depth": 5, "max_bit_depth": 5}})      # silences |x| < 0.029
     sound = tone(440, 0.2)[:RATE]
