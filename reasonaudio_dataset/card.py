@@ -51,7 +51,8 @@ def _arrow_nbytes(files: list[Path], config: str) -> int:
     import pyarrow as pa
     from datasets import Audio, Dataset
 
-    info, schema, total, rows, head = DatasetInfo(features=features(config)), features(config).arrow_schema, 0, 0, []
+    info, total, rows, head = DatasetInfo(features=features(config)), 0, 0, []
+    schema = info.features.arrow_schema
     audio = [name for name, feature in info.features.items() if isinstance(feature, Audio)]
     for path in files:
         parquet = pq.ParquetFile(path)
